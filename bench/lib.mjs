@@ -1,0 +1,136 @@
+// Shared helpers of the benchmarks: processes, ports, a scratch database, autocannon as a separate process.
+import { execFile, fork, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
+
+export const ADMIN_DATABASE_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export async function waitForHttp(url, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return;
+    } catch {
+      /* not up yet */
+    }
+    await sleep(200);
+  }
+  throw new Error(`${url} did not come up`);
+}
+
+/** Creates a scratch database on the local server; returns its URL and a drop function. */
+export async function scratchDatabase(label) {
+  const name = `lp_bench_${label}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE "${name}"`);
+  await admin.end();
+  const url = new URL(ADMIN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** Starts the built service (dist/) as its own process with production-like settings. */
+export async function startService({ port, databaseUrl, redisPrefix, extraEnv = {} }) {
+  const child = spawn(process.execPath, ['dist/src/main.js'], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      REDIS_URL,
+      REDIS_KEY_PREFIX: redisPrefix,
+      SMTP_URL: 'smtp://127.0.0.1:1',
+      MAIL_FROM: 'Bench <bench@localhost>',
+      BASE_URL: `http://localhost:${port}`,
+      WEB_URL: 'http://localhost:3000',
+      APP_URL: 'http://localhost:3000',
+      COOKIE_SECURE: 'false',
+      AUTH_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+      LOG_LEVEL: 'info',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitForHttp(`http://127.0.0.1:${port}/health`);
+  return child;
+}
+
+export async function startBare(port) {
+  const child = fork('bench/bare-server.mjs', { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' });
+  await waitForHttp(`http://127.0.0.1:${port}/`);
+  return child;
+}
+
+export function stop(child) {
+  return new Promise((resolve) => {
+    if (!child || child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Runs autocannon as a separate process and returns req/s (mean) and latency p99 / p95 in ms. */
+export function autocannon(url, { connections = 32, duration = 5, headers = {} } = {}) {
+  const args = ['node_modules/autocannon/autocannon.js', '-j', '-c', String(connections), '-d', String(duration)];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
+  args.push(url);
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
+      if (err) return reject(err);
+      const r = JSON.parse(stdout);
+      const non2xx = r.non2xx ?? 0;
+      resolve({
+        rps: r.requests.average,
+        p99: r.latency.p99,
+        p95: r.latency.p97_5 ?? r.latency.p99,
+        errors: r.errors + non2xx,
+      });
+    });
+  });
+}
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Loads each target in turn, `rounds` times, so drift of the machine hits all of them alike. */
+export async function alternate(targets, { rounds = 3, connections = 32, duration = 5 } = {}) {
+  const results = Object.fromEntries(targets.map((t) => [t.name, []]));
+  for (let i = 0; i < rounds; i++) {
+    for (const t of targets)
+      results[t.name].push(await autocannon(t.url, { connections, duration, headers: t.headers }));
+  }
+  return targets.map((t) => {
+    const runs = results[t.name];
+    return {
+      name: t.name,
+      rps: Math.round(median(runs.map((r) => r.rps))),
+      p99: median(runs.map((r) => r.p99)),
+      errors: runs.reduce((a, r) => a + r.errors, 0),
+      rounds: runs.map((r) => Math.round(r.rps)),
+    };
+  });
+}

@@ -1,0 +1,51 @@
+// npm run bench: builds, starts the service and a bare node:http server, loads them alternately with
+// autocannon (same connections, same duration), prints req/s and p99 for each and the ratio to the bare server.
+// Needs PostgreSQL and Redis on their local ports (or BENCH_ADMIN_DATABASE_URL / BENCH_REDIS_URL).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { alternate, freePort, scratchDatabase, startBare, startService, stop } from './lib.mjs';
+import { scenarios } from './scenarios.mjs';
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+const duration = Number(process.env.BENCH_DURATION ?? 5);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+const db = await scratchDatabase('http');
+const servicePort = await freePort();
+const barePort = await freePort();
+const service = await startService({ port: servicePort, databaseUrl: db.url, redisPrefix: `lpbench:${Date.now()}` });
+const bare = await startBare(barePort);
+try {
+  const base = `http://127.0.0.1:${servicePort}`;
+  const targets = [{ name: 'bare node:http', url: `http://127.0.0.1:${barePort}/` }];
+  for (const s of scenarios) targets.push(...(await s.prepare(base)));
+  const results = await alternate(targets, { rounds, connections, duration });
+  const bareRps = results[0].rps;
+  console.log(
+    `\nNode ${process.version}, ${os.cpus().length} cores, ${connections} connections, ${duration} s x ${rounds} rounds (median)`,
+  );
+  console.log(
+    'target'.padEnd(40),
+    'req/s'.padStart(8),
+    'p99 ms'.padStart(8),
+    'vs bare'.padStart(8),
+    'errors'.padStart(7),
+  );
+  for (const r of results) {
+    console.log(
+      r.name.padEnd(40),
+      String(r.rps).padStart(8),
+      String(r.p99).padStart(8),
+      (r.rps / bareRps).toFixed(2).padStart(8),
+      String(r.errors).padStart(7),
+    );
+  }
+  mkdirSync('bench/results', { recursive: true });
+  const file = `bench/results/http-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  writeFileSync(file, JSON.stringify({ node: process.version, connections, duration, rounds, results }, null, 2));
+  console.log(`\nSaved ${file}`);
+} finally {
+  await stop(service);
+  await stop(bare);
+  await db.drop();
+}

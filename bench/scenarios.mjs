@@ -1,0 +1,13 @@
+// Routes of the service measured against the bare baseline. Each scenario prepares what it needs
+// (an account, a cookie) through the public API and returns autocannon targets.
+export const scenarios = [
+  {
+    name: 'health',
+    prepare: async (base) => [{ name: 'service GET /health', url: `${base}/health` }],
+  },
+  {
+    // The whole HTTP pipeline (Express, helmet, CORS, Nest routing, guards, request log) with no database work.
+    name: 'version',
+    prepare: async (base) => [{ name: 'service GET /version (full pipeline)', url: `${base}/version` }],
+  },
+];

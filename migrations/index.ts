@@ -1,0 +1,8 @@
+/*
+ * The migration chain, oldest first. Each file is `<timestamp>-<Name>.ts` exporting `<Name><timestamp>`.
+ * Listed explicitly (not globbed) so the app, the CLI and jest load the same classes; a unit test fails
+ * when a file in this folder is missing here.
+ */
+import { Foundation1763740800000 } from './1763740800000-Foundation';
+
+export const MIGRATIONS = [Foundation1763740800000];

@@ -1,0 +1,183 @@
+import { Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsEmail,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+} from 'class-validator';
+
+const toBool = ({ value }: { value: unknown }): unknown => {
+  if (typeof value !== 'string') return value;
+  const v = value.trim().toLowerCase();
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  if (['0', 'false', 'no', 'off'].includes(v)) return false;
+  return value;
+};
+const toInt = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : value;
+const toList = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string'
+    ? value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : value;
+const emptyToUndefined = ({ value }: { value: unknown }): unknown =>
+  typeof value === 'string' && value.trim() === '' ? undefined : value;
+
+const URL_OPTS = { require_tld: false, require_protocol: true, protocols: ['http', 'https'] };
+
+/**
+ * Raw settings exactly as the environment gives them, validated field by field.
+ * `loadConfig` turns this into the resolved, typed `AppConfig` the application uses.
+ */
+export class EnvSettings {
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT?: number;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsIn(['development', 'test', 'production'])
+  NODE_ENV?: 'development' | 'test' | 'production';
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// URL' })
+  DATABASE_URL?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  DATABASE_POOL_SIZE?: number;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^rediss?:\/\/.+/, { message: 'must be a redis:// URL' })
+  REDIS_URL?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^[A-Za-z0-9:_-]{1,64}$/, { message: 'must be 1..64 of A-Z a-z 0-9 : _ -' })
+  REDIS_KEY_PREFIX?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^smtps?:\/\/.+/, { message: 'must be an smtp:// or smtps:// URL' })
+  SMTP_URL?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(3)
+  MAIL_FROM?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsUrl(URL_OPTS)
+  BASE_URL?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsUrl(URL_OPTS)
+  WEB_URL?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsUrl(URL_OPTS)
+  APP_URL?: string;
+
+  @IsOptional()
+  @Transform(toList)
+  @IsEmail({}, { each: true })
+  PLATFORM_ADMIN_EMAILS?: string[];
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  COOKIE_SECURE?: boolean;
+
+  /** Express "trust proxy": true/false, a hop count, or a comma-separated list of addresses/CIDRs. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^(true|false|\d+|[0-9a-fA-F.:/,\s]+|loopback|linklocal|uniquelocal)$/, {
+    message: 'must be true, false, a hop count or a list of addresses',
+  })
+  TRUST_PROXY?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(32, { message: 'must be at least 32 characters' })
+  AUTH_SECRET?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be 32 bytes in base64' })
+  DATA_ENCRYPTION_KEY?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL?: string;
+
+  @IsOptional()
+  @Transform(toList)
+  @IsUrl(URL_OPTS, { each: true })
+  CORS_ORIGINS?: string[];
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  DATA_DIR?: string;
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  PROCESS_JOBS?: boolean;
+
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  MIGRATE_ON_START?: boolean;
+}
+
+export type NodeEnv = 'development' | 'test' | 'production';
+
+/** The resolved configuration: every value present, typed, defaults applied. */
+export interface AppConfig {
+  readonly nodeEnv: NodeEnv;
+  readonly isProduction: boolean;
+  readonly port: number;
+  readonly database: { readonly url: string | null; readonly poolSize: number };
+  readonly redis: { readonly url: string | null; readonly keyPrefix: string };
+  readonly mail: { readonly smtpUrl: string | null; readonly from: string };
+  readonly baseUrl: string;
+  readonly webUrl: string;
+  readonly appUrl: string;
+  readonly platformAdminEmails: readonly string[];
+  readonly cookieSecure: boolean;
+  readonly trustProxy: boolean | number | string;
+  readonly authSecret: string;
+  readonly dataEncryptionKey: Buffer;
+  readonly logLevel: string;
+  readonly corsOrigins: readonly string[];
+  readonly dataDir: string;
+  /** Whether this process runs background job processors (an API-only instance sets PROCESS_JOBS=false). */
+  readonly processJobs: boolean;
+  readonly migrateOnStart: boolean;
+}
+
+export const APP_CONFIG = Symbol('APP_CONFIG');

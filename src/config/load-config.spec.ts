@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConfigError, loadConfig } from './load-config';
+
+const KEY = Buffer.alloc(32, 1).toString('base64');
+const PROD = {
+  NODE_ENV: 'production',
+  DATABASE_URL: 'postgres://u@db/app',
+  REDIS_URL: 'redis://cache:6379',
+  SMTP_URL: 'smtp://mail:25',
+  MAIL_FROM: 'Platform <no-reply@example.org>',
+  BASE_URL: 'https://api.example.org',
+  WEB_URL: 'https://www.example.org',
+  APP_URL: 'https://app.example.org',
+  AUTH_SECRET: 'x'.repeat(40),
+  DATA_ENCRYPTION_KEY: KEY,
+};
+
+describe('loadConfig', () => {
+  let dataDir: string;
+  beforeEach(() => (dataDir = mkdtempSync(join(tmpdir(), 'cfg-'))));
+  afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('applies the development defaults with nothing set', () => {
+    const c = loadConfig({ DATA_DIR: dataDir });
+    expect(c.port).toBe(8000);
+    expect(c.nodeEnv).toBe('development');
+    expect(c.database.url).toBeNull();
+    expect(c.redis.url).toBeNull();
+    expect(c.mail.smtpUrl).toBeNull();
+    expect(c.baseUrl).toBe('http://localhost:8000');
+    expect(c.cookieSecure).toBe(false);
+    expect(c.trustProxy).toBe(false);
+    expect(c.corsOrigins).toEqual(['http://localhost:3000']);
+    expect(c.dataEncryptionKey).toHaveLength(32);
+    expect(c.authSecret.length).toBeGreaterThanOrEqual(32);
+  });
+
+  it('keeps generated development secrets across restarts', () => {
+    const a = loadConfig({ DATA_DIR: dataDir });
+    const b = loadConfig({ DATA_DIR: dataDir });
+    expect(b.authSecret).toBe(a.authSecret);
+    expect(b.dataEncryptionKey.equals(a.dataEncryptionKey)).toBe(true);
+  });
+
+  it('accepts a complete production configuration', () => {
+    const c = loadConfig({ ...PROD, PLATFORM_ADMIN_EMAILS: 'Root@Example.org, ops@example.org', TRUST_PROXY: '1' });
+    expect(c.isProduction).toBe(true);
+    expect(c.cookieSecure).toBe(true);
+    expect(c.platformAdminEmails).toEqual(['root@example.org', 'ops@example.org']);
+    expect(c.trustProxy).toBe(1);
+  });
+
+  it.each(Object.keys(PROD).filter((k) => k !== 'NODE_ENV'))('refuses production without %s', (name) => {
+    const env: Record<string, string> = { ...PROD };
+    delete env[name];
+    expect(() => loadConfig(env)).toThrow(new ConfigError(name, 'is required in production'));
+  });
+
+  it.each([
+    ['PORT', 'http'],
+    ['PORT', '70000'],
+    ['NODE_ENV', 'staging'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['SMTP_URL', 'mail.example.org'],
+    ['BASE_URL', 'not a url'],
+    ['AUTH_SECRET', 'short'],
+    ['DATA_ENCRYPTION_KEY', Buffer.alloc(16).toString('base64')],
+    ['COOKIE_SECURE', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['PLATFORM_ADMIN_EMAILS', 'root@example.org, not-an-email'],
+    ['CORS_ORIGINS', 'https://ok.example, nope'],
+  ])('stops with one line naming %s when it is %p', (name, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ DATA_DIR: dataDir, [name]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variable).toBe(name);
+    expect((error as ConfigError).message).toMatch(new RegExp(`^Configuration error: ${name} `));
+    expect((error as ConfigError).message).not.toContain('\n');
+  });
+
+  it('refuses COOKIE_SECURE=false in production on a public address', () => {
+    expect(() => loadConfig({ ...PROD, COOKIE_SECURE: 'false' })).toThrow(/COOKIE_SECURE/);
+  });
+
+  it('ignores unrelated environment variables', () => {
+    expect(() => loadConfig({ DATA_DIR: dataDir, PATH: '/bin', HOME: '/root' })).not.toThrow();
+  });
+});

@@ -1,0 +1,123 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { plainToInstance } from 'class-transformer';
+import { validateSync, type ValidationError } from 'class-validator';
+import { type AppConfig, EnvSettings, type NodeEnv } from './app-config';
+
+/** Thrown when a setting is missing or invalid; its message is the one line printed at start. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`Configuration error: ${variable} ${detail}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function firstMessage(error: ValidationError): string {
+  const messages = Object.values(error.constraints ?? {});
+  const text = messages[0] ?? 'is invalid';
+  // class-validator prefixes messages with the property name; keep only the rule.
+  return text.startsWith(`${error.property} `) ? text.slice(error.property.length + 1) : text;
+}
+
+function trustProxyValue(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+/**
+ * Secrets a development or test machine may generate once and keep under DATA_DIR, so sessions and encrypted
+ * data survive restarts. Production never reaches this: missing secrets stop the start there.
+ */
+function localSecrets(dataDir: string): { authSecret: string; dataEncryptionKey: string } {
+  const file = join(dataDir, 'local-secrets.json');
+  if (existsSync(file)) {
+    return JSON.parse(readFileSync(file, 'utf8')) as { authSecret: string; dataEncryptionKey: string };
+  }
+  const secrets = {
+    authSecret: randomBytes(48).toString('base64url'),
+    dataEncryptionKey: randomBytes(32).toString('base64'),
+  };
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, JSON.stringify(secrets), { mode: 0o600 });
+  return secrets;
+}
+
+const PRODUCTION_REQUIRED: readonly (keyof EnvSettings)[] = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'SMTP_URL',
+  'MAIL_FROM',
+  'BASE_URL',
+  'WEB_URL',
+  'APP_URL',
+  'AUTH_SECRET',
+  'DATA_ENCRYPTION_KEY',
+];
+
+/** Reads, validates and resolves the configuration once. Throws ConfigError naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
+  // whitelist drops every variable EnvSettings does not declare (the rest of the process environment).
+  const settings = plainToInstance(EnvSettings, { ...env });
+  const errors = validateSync(settings, { whitelist: true, forbidUnknownValues: false });
+  if (errors.length > 0) {
+    const first = errors[0];
+    throw new ConfigError(first.property, firstMessage(first));
+  }
+
+  const nodeEnv: NodeEnv = settings.NODE_ENV ?? 'development';
+  const isProduction = nodeEnv === 'production';
+  if (isProduction) {
+    for (const key of PRODUCTION_REQUIRED) {
+      if (settings[key] === undefined) throw new ConfigError(key, 'is required in production');
+    }
+  }
+
+  const port = settings.PORT ?? 8000;
+  const dataDir = resolve(settings.DATA_DIR ?? '.data');
+  const secrets =
+    settings.AUTH_SECRET && settings.DATA_ENCRYPTION_KEY
+      ? { authSecret: settings.AUTH_SECRET, dataEncryptionKey: settings.DATA_ENCRYPTION_KEY }
+      : localSecrets(dataDir);
+  const baseUrl = stripSlash(settings.BASE_URL ?? `http://localhost:${port}`);
+  const webUrl = stripSlash(settings.WEB_URL ?? 'http://localhost:3000');
+  const appUrl = stripSlash(settings.APP_URL ?? webUrl);
+
+  if (isProduction && settings.COOKIE_SECURE === false && !baseUrl.startsWith('http://localhost')) {
+    throw new ConfigError('COOKIE_SECURE', 'cannot be false in production');
+  }
+
+  return Object.freeze({
+    nodeEnv,
+    isProduction,
+    port,
+    database: { url: settings.DATABASE_URL ?? null, poolSize: settings.DATABASE_POOL_SIZE ?? 10 },
+    redis: { url: settings.REDIS_URL ?? null, keyPrefix: settings.REDIS_KEY_PREFIX ?? 'lp' },
+    mail: {
+      smtpUrl: settings.SMTP_URL ?? null,
+      from: settings.MAIL_FROM ?? 'Learning Platform <no-reply@localhost>',
+    },
+    baseUrl,
+    webUrl,
+    appUrl,
+    platformAdminEmails: (settings.PLATFORM_ADMIN_EMAILS ?? []).map((e) => e.toLowerCase()),
+    cookieSecure: settings.COOKIE_SECURE ?? isProduction,
+    trustProxy: trustProxyValue(settings.TRUST_PROXY),
+    authSecret: secrets.authSecret,
+    dataEncryptionKey: Buffer.from(secrets.dataEncryptionKey, 'base64'),
+    logLevel: settings.LOG_LEVEL ?? (nodeEnv === 'test' ? 'silent' : 'info'),
+    corsOrigins: (settings.CORS_ORIGINS ?? [webUrl]).map(stripSlash),
+    dataDir,
+    processJobs: settings.PROCESS_JOBS ?? true,
+    migrateOnStart: settings.MIGRATE_ON_START ?? true,
+  });
+}
+
+function stripSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

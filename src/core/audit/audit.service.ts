@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CryptoService } from '@/core/crypto/crypto.service';
+import type { Tx } from '@/core/database/transaction';
+
+export interface AuditEntry {
+  /** Dotted action name, e.g. `certificate.revoked`. */
+  action: string;
+  actorId: string | null;
+  organizationId: string | null;
+  targetType?: string | null;
+  targetId?: string | null;
+  /** The client address; only its keyed hash is stored. */
+  ip?: string | null;
+  /** Ids, counts, enums and a stated reason; never a name, an email or other free text about a person. */
+  metadata?: Record<string, string | number | boolean | null | string[]>;
+}
+
+/** Keys whose values would be personal data; refused so no caller stores them by mistake. */
+const PERSONAL_KEYS = /^(e-?mail|name|full_?name|first_?name|last_?name|ip|address|phone|username)$/i;
+
+/** Writes the audit log. Every area records its actions through here, inside its own transaction. */
+@Injectable()
+export class AuditService {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly crypto: CryptoService,
+  ) {}
+
+  async record(entry: AuditEntry, tx?: Tx): Promise<void> {
+    const metadata = entry.metadata ?? {};
+    for (const key of Object.keys(metadata)) {
+      if (PERSONAL_KEYS.test(key)) throw new Error(`Audit metadata must not hold personal data (key "${key}")`);
+    }
+    const db = tx?.manager ?? this.dataSource.manager;
+    await db.query(
+      `INSERT INTO audit_log (action, actor_id, organization_id, target_type, target_id, ip_fingerprint, metadata)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        entry.action,
+        entry.actorId,
+        entry.organizationId,
+        entry.targetType ?? null,
+        entry.targetId ?? null,
+        entry.ip ? this.ipFingerprint(entry.ip) : null,
+        JSON.stringify(metadata),
+      ],
+    );
+  }
+
+  /** Keyed hash of a client address: lets an admin see that two actions came from one place, never where. */
+  ipFingerprint(ip: string): string {
+    return this.crypto.keyedHash('audit-ip', ip).slice(0, 32);
+  }
+}

@@ -1,0 +1,24 @@
+import type { Request } from 'express';
+
+export type CredentialKind = 'session' | 'personal_token' | 'oauth_token';
+export type Access = 'read' | 'write';
+
+/** Who is calling and with what: set on the request by the credential guard. */
+export interface Credential {
+  readonly kind: CredentialKind;
+  readonly userId: string;
+  /** The cookie session (for `session`), else null. */
+  readonly sessionId: string | null;
+  /** The personal or OAuth token's id, else null. */
+  readonly tokenId: string | null;
+  /** The one organization a bearer token acts in; null for a cookie session. */
+  readonly organizationId: string | null;
+  /** What the credential may do. A session is `write` unless the person is an underage learner. */
+  readonly access: Access;
+  /** A platform admin acting as this user, when the session is an impersonation. */
+  readonly impersonatorId: string | null;
+}
+
+export interface AuthenticatedRequest extends Request {
+  credential?: Credential;
+}

@@ -1,0 +1,46 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import type { AppConfig } from '@/config/app-config';
+import { ConfigModule } from '@/config/config.module';
+import { AuditModule } from './audit/audit.module';
+import { CredentialGuard } from './auth/credential.guard';
+import { ClockModule } from './clock/clock.module';
+import { CryptoModule } from './crypto/crypto.module';
+import { DatabaseModule } from './database/database.module';
+import { ErrorEnvelopeFilter } from './http/exception.filter';
+import { createValidationPipe } from './http/validation';
+import { LoggingModule } from './logging/logging.module';
+import { MailModule } from './mail/mail.module';
+import { QueueModule } from './queue/queue.module';
+import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { RedisModule } from './redis/redis.module';
+
+/** The cross-cutting machinery every area uses, plus the global filter, pipe and guards (in this order). */
+@Module({})
+export class CoreModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CoreModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule.forRoot(config),
+        ClockModule,
+        CryptoModule,
+        DatabaseModule,
+        RedisModule,
+        QueueModule.forRoot(config),
+        RateLimitModule,
+        MailModule,
+        AuditModule,
+      ],
+      providers: [
+        { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
+        { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: APP_GUARD, useExisting: CredentialGuard },
+        { provide: APP_GUARD, useExisting: RateLimitGuard },
+        CredentialGuard,
+      ],
+    };
+  }
+}

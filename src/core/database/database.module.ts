@@ -1,0 +1,61 @@
+import { Global, Inject, Logger, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG, type AppConfig } from '@/config/app-config';
+import { baseDataSourceOptions } from './data-source-options';
+import { EMBEDDED_MAX_CONNECTIONS, EmbeddedPostgres } from './embedded-postgres';
+import { runMigrationsLocked } from './migrate';
+import { TransactionRunner } from './transaction';
+
+const EMBEDDED = Symbol('EMBEDDED_POSTGRES');
+
+/** Provides the embedded server (or null with DATABASE_URL) and stops it after TypeORM has closed its pool. */
+@Module({
+  providers: [
+    {
+      provide: EMBEDDED,
+      inject: [APP_CONFIG],
+      useFactory: (config: AppConfig): EmbeddedPostgres | null =>
+        config.database.url ? null : new EmbeddedPostgres(config.dataDir),
+    },
+  ],
+  exports: [EMBEDDED],
+})
+class EmbeddedPostgresModule implements OnApplicationShutdown {
+  constructor(@Inject(EMBEDDED) private readonly embedded: EmbeddedPostgres | null) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.embedded?.stop();
+  }
+}
+
+@Global()
+@Module({
+  imports: [
+    TypeOrmModule.forRootAsync({
+      imports: [EmbeddedPostgresModule],
+      inject: [APP_CONFIG, EMBEDDED],
+      useFactory: async (config: AppConfig, embedded: EmbeddedPostgres | null) => {
+        const url = config.database.url ?? (await embedded!.start());
+        const poolSize = config.database.url ? config.database.poolSize : EMBEDDED_MAX_CONNECTIONS;
+        // Migrate before TypeORM's own data source opens, so nothing ever sees a half-migrated schema.
+        if (config.migrateOnStart) await migrate(url);
+        return { ...baseDataSourceOptions(url, poolSize), autoLoadEntities: true };
+      },
+    }),
+  ],
+  providers: [TransactionRunner],
+  exports: [TransactionRunner],
+})
+export class DatabaseModule {}
+
+/** Applies pending migrations under the advisory lock on a short-lived connection pool of two. */
+async function migrate(url: string): Promise<void> {
+  const dataSource = await new DataSource(baseDataSourceOptions(url, 2)).initialize();
+  try {
+    const applied = await runMigrationsLocked(dataSource);
+    if (applied.length > 0) new Logger('Database').log(`Applied migrations: ${applied.map((m) => m.name).join(', ')}`);
+  } finally {
+    await dataSource.destroy();
+  }
+}

@@ -1,0 +1,34 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/**
+ * A unit of work: the EntityManager every repository call inside it must use, plus hooks that run only
+ * once the transaction has committed (dispatching background jobs, for instance).
+ */
+export interface Tx {
+  readonly manager: EntityManager;
+  afterCommit(hook: () => void | Promise<void>): void;
+}
+
+@Injectable()
+export class TransactionRunner {
+  private readonly logger = new Logger('Transaction');
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    const hooks: (() => void | Promise<void>)[] = [];
+    const result = await this.dataSource.transaction((manager) =>
+      work({ manager, afterCommit: (hook) => void hooks.push(hook) }),
+    );
+    for (const hook of hooks) {
+      try {
+        await hook();
+      } catch (err) {
+        // The transaction is committed; a failed hook must not turn the request into an error.
+        this.logger.error({ err }, 'After-commit hook failed');
+      }
+    }
+    return result;
+  }
+}

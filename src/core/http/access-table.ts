@@ -1,0 +1,46 @@
+import type { OpenAPIObject } from '@nestjs/swagger';
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const WRITE = new Set(['post', 'put', 'patch', 'delete']);
+
+/**
+ * Every operation's access declaration as one markdown table, built from the OpenAPI document (whose `x-`
+ * extensions are written by the same decorators the guards read). Committed as docs/access-table.md; a test
+ * fails when it drifts, so a permission change shows up in review as a diff of that file.
+ */
+export function accessTable(doc: OpenAPIObject, exclude: (path: string) => boolean = () => false): string {
+  const rows: string[] = [];
+  for (const path of Object.keys(doc.paths).sort()) {
+    if (exclude(path)) continue;
+    const item = doc.paths[path] as Record<string, Record<string, unknown> | undefined>;
+    for (const method of METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      const isPublic = Boolean(op['x-public']);
+      const cells = [
+        method.toUpperCase(),
+        `\`${path}\``,
+        isPublic ? 'public' : 'credential',
+        op['x-org-scoped'] ? 'org' : '',
+        ((op['x-roles'] as string[] | undefined) ?? []).join(', '),
+        ((op['x-platform-roles'] as string[] | undefined) ?? []).join(', '),
+        op['x-step-up'] ? 'yes' : '',
+        !isPublic && WRITE.has(method) && !op['x-read-operation'] ? 'yes' : '',
+        ((op['x-rate-limits'] as string[] | undefined) ?? []).join('; '),
+      ];
+      rows.push(`| ${cells.join(' | ')} |`);
+    }
+  }
+  return [
+    '# Access table',
+    '',
+    'Generated from the OpenAPI description (`npm run access-table`); the e2e suite fails when it drifts.',
+    'Columns: who may call (`public` or any `credential`), organization scoping of the path, organization roles,',
+    'platform roles, recent step-up, whether read-only tokens are refused (write), and rate limits.',
+    '',
+    '| Method | Path | Auth | Scope | Roles | Platform | Step-up | Write | Rate limits |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows,
+    '',
+  ].join('\n');
+}

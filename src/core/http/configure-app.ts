@@ -1,0 +1,81 @@
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { SwaggerModule } from '@nestjs/swagger';
+import cookieParser from 'cookie-parser';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import cors from 'cors';
+import type { AppConfig } from '@/config/app-config';
+import { buildInfo } from '@/core/build-info';
+import { sendErrorEnvelope } from './error-envelope';
+import { resolveError } from './exception.filter';
+import { AppLogger } from '@/core/logging/logger';
+import { requestLogging } from '@/core/logging/request-logging';
+import { installHealthFastPath } from './health-fast-path';
+import { requestIdMiddleware, requestIdOf } from './request-id';
+import { securityHeaders } from './security-headers';
+import { buildOpenApiDocument } from './swagger';
+
+export const API_PREFIX = 'api/v1';
+/** Routes outside the `/api/v1` prefix. */
+const UNPREFIXED = ['health', 'ready', 'version', '.well-known/{*path}'];
+
+export const JSON_BODY_LIMIT = '1mb';
+
+/**
+ * Everything the HTTP layer needs, in order, then `init`: used by main.ts and by the e2e test factory, so tests
+ * run the exact production stack.
+ */
+export async function prepareApp(app: NestExpressApplication, config: AppConfig): Promise<void> {
+  app.useLogger(app.get(AppLogger));
+  configureApp(app, config);
+  await app.init();
+  installHealthFastPath(app.getHttpServer());
+  // Nest's own 404 handler covers the /api/v1 prefix only; anything else unknown ends here, in the envelope.
+  app.use((req: Request, res: Response) => sendErrorEnvelope(res, 404, 'not_found', 'Not found.', requestIdOf(req)));
+}
+
+function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  app.set('trust proxy', config.trustProxy);
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestIdMiddleware);
+  app.use(requestLogging(app.get(AppLogger).pino));
+  app.use(
+    securityHeaders({
+      // The API answers JSON; the few HTML pages (docs, consent) set their own policy where they need more.
+      crossOriginResourcePolicy: { policy: 'same-site' },
+      hsts: config.cookieSecure ? undefined : false,
+    }),
+  );
+  const corsMiddleware = cors({
+    origin: [...config.corsOrigins],
+    credentials: true,
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'WWW-Authenticate', 'Content-Disposition'],
+    maxAge: 600,
+  });
+  // Requests without an Origin (servers, scripts, probes) need no CORS work, only the Vary that keeps caches honest.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (req.headers.origin === undefined) {
+      res.setHeader('Vary', 'Origin');
+      next();
+    } else {
+      corsMiddleware(req, res, next);
+    }
+  });
+  app.use(cookieParser());
+  app.use(express.json({ limit: JSON_BODY_LIMIT }));
+  app.use(express.urlencoded({ extended: false, limit: '100kb' }));
+  // Body-parser errors (malformed JSON, too large) happen before Nest routing: answer them with the envelope here.
+  app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    if (res.headersSent) return next(err);
+    const r = resolveError(err);
+    sendErrorEnvelope(res, r.status, r.code, r.message, requestIdOf(req), r.details, r.headers);
+  });
+  app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED });
+
+  const document = buildOpenApiDocument(app, config, buildInfo().version);
+  SwaggerModule.setup('docs', app, document, {
+    jsonDocumentUrl: 'docs-json',
+    customSiteTitle: 'Learning Platform API',
+    swaggerOptions: { persistAuthorization: false, withCredentials: true },
+  });
+}

@@ -1,0 +1,58 @@
+import { BadRequestException, NotFoundException, PayloadTooLargeException } from '@nestjs/common';
+import { QueryFailedError } from 'typeorm';
+import { ApiError } from './api-error';
+import { resolveError } from './exception.filter';
+
+describe('resolveError', () => {
+  it('keeps an ApiError as thrown', () => {
+    const r = resolveError(ApiError.tooManyRequests(2.2));
+    expect(r).toMatchObject({
+      status: 429,
+      code: 'too_many_requests',
+      headers: { 'Retry-After': '3' },
+      unexpected: false,
+    });
+  });
+
+  it('maps framework exceptions by status to our codes and wording', () => {
+    expect(resolveError(new NotFoundException('Cannot GET /x'))).toMatchObject({
+      status: 404,
+      code: 'not_found',
+      message: 'Not found.',
+    });
+    expect(resolveError(new BadRequestException('x'))).toMatchObject({ status: 400, code: 'bad_request' });
+    expect(resolveError(new PayloadTooLargeException())).toMatchObject({ status: 413, code: 'payload_too_large' });
+  });
+
+  it('maps body-parser errors', () => {
+    expect(resolveError({ type: 'entity.parse.failed', status: 400 })).toMatchObject({
+      status: 400,
+      code: 'malformed_json',
+    });
+    expect(resolveError({ type: 'entity.too.large', status: 413 })).toMatchObject({
+      status: 413,
+      code: 'payload_too_large',
+    });
+    expect(resolveError({ type: 'charset.unsupported', status: 415 })).toMatchObject({
+      status: 415,
+      code: 'unsupported_media_type',
+    });
+  });
+
+  it('turns a unique violation into 409 conflict and hides everything else as 500', () => {
+    const unique = new QueryFailedError('INSERT ...', [], Object.assign(new Error('dup'), { code: '23505' }));
+    expect(resolveError(unique)).toMatchObject({ status: 409, code: 'conflict', unexpected: false });
+    const other = new QueryFailedError('SELECT secret', [], Object.assign(new Error('boom'), { code: '42P01' }));
+    expect(resolveError(other)).toEqual({
+      status: 500,
+      code: 'internal_error',
+      message: 'Internal server error.',
+      unexpected: true,
+    });
+    expect(resolveError(new Error('anything'))).toMatchObject({
+      status: 500,
+      code: 'internal_error',
+      unexpected: true,
+    });
+  });
+});

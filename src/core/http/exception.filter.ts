@@ -1,0 +1,91 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ApiError, type ErrorDetail, STATUS_DEFAULTS } from './api-error';
+import { sendErrorEnvelope } from './error-envelope';
+import { requestIdOf } from './request-id';
+
+interface Resolved {
+  status: number;
+  code: string;
+  message: string;
+  details?: ErrorDetail[];
+  headers?: Record<string, string>;
+}
+
+/** PostgreSQL errors a bad request can still cause after validation (races, out-of-range values). */
+const PG_CLIENT_ERRORS: Record<string, Resolved> = {
+  '23505': { status: 409, code: 'conflict', message: 'The request conflicts with the current state.' },
+  '23503': { status: 409, code: 'conflict', message: 'The request refers to something that does not exist.' },
+  '22P02': { status: 400, code: 'bad_request', message: 'The request is not valid.' },
+  '22003': { status: 400, code: 'bad_request', message: 'A value is out of range.' },
+  '22007': { status: 400, code: 'bad_request', message: 'A date or time is not valid.' },
+  '22008': { status: 400, code: 'bad_request', message: 'A date or time is out of range.' },
+  '40001': { status: 503, code: 'service_unavailable', message: 'Please retry the request.' },
+  '57014': { status: 503, code: 'service_unavailable', message: 'The request took too long.' },
+};
+
+/** Express/body-parser errors carry `type` and `status`. */
+interface ParserError {
+  type?: string;
+  status?: number;
+  expose?: boolean;
+}
+
+export function resolveError(exception: unknown): Resolved & { unexpected: boolean } {
+  if (exception instanceof ApiError) {
+    return { ...exception, message: exception.message, unexpected: false };
+  }
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const fallback = STATUS_DEFAULTS[status] ?? STATUS_DEFAULTS[status >= 500 ? 500 : 400];
+    // Framework messages ("Cannot GET /x") are safe but not ours; keep our wording for the envelope.
+    return { status, code: fallback.code, message: fallback.message, unexpected: status >= 500 };
+  }
+  const parser = exception as ParserError;
+  if (parser && typeof parser === 'object' && typeof parser.type === 'string' && typeof parser.status === 'number') {
+    if (parser.type === 'entity.parse.failed') {
+      return { status: 400, code: 'malformed_json', message: 'The request body is not valid JSON.', unexpected: false };
+    }
+    if (parser.type === 'entity.too.large') {
+      return { status: 413, code: 'payload_too_large', message: 'The request body is too large.', unexpected: false };
+    }
+    if (parser.status >= 400 && parser.status < 500) {
+      const d = STATUS_DEFAULTS[parser.status] ?? STATUS_DEFAULTS[400];
+      return { status: parser.status, code: d.code, message: d.message, unexpected: false };
+    }
+  }
+  const pgCode = (exception as { driverError?: { code?: string }; code?: string })?.driverError?.code;
+  if (pgCode && PG_CLIENT_ERRORS[pgCode]) {
+    return { ...PG_CLIENT_ERRORS[pgCode], unexpected: pgCode === '57014' };
+  }
+  return { ...STATUS_DEFAULTS[500], status: 500, unexpected: true };
+}
+
+/** The one exception filter: every error leaves the service as the envelope; 500s never leak internals. */
+@Catch()
+export class ErrorEnvelopeFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Http');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw exception;
+    const ctx = host.switchToHttp();
+    const req = ctx.getRequest<Request>();
+    const res = ctx.getResponse<Response>();
+    const resolved = resolveError(exception);
+    if (resolved.unexpected) {
+      this.logger.error(
+        { err: exception, request_id: req.id, method: req.method, path: req.path },
+        'Request failed with an unexpected error',
+      );
+    }
+    sendErrorEnvelope(
+      res,
+      resolved.status,
+      resolved.code,
+      resolved.message,
+      requestIdOf(req),
+      resolved.details,
+      resolved.headers,
+    );
+  }
+}

@@ -1,0 +1,131 @@
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { AppConfig } from '@/config/app-config';
+import { ErrorEnvelopeDto } from './openapi';
+
+/** One tag per functional area (interface-v1 section 1), in the order of the contract. */
+export const API_TAGS: { name: string; description: string }[] = [
+  { name: 'health', description: 'Process and infrastructure probes (no prefix)' },
+  { name: 'auth', description: 'Sign-in, cookie session, step-up' },
+  { name: 'users', description: 'Own account, profile, sessions, two-factor, integrations' },
+  { name: 'avatars', description: 'Server-generated, customizable avatars' },
+  { name: 'organizations', description: 'Organizations, my organizations, plan usage' },
+  { name: 'members', description: 'Organization members, roles, CSV import' },
+  { name: 'invitations', description: 'Email invitations to an organization' },
+  { name: 'cohorts', description: 'Cohorts, institutes and their administration' },
+  { name: 'api-keys', description: 'Personal access tokens and the credential of the current request' },
+  { name: 'audit', description: 'Audit log (no personal data)' },
+  { name: 'courses', description: 'Catalog, lessons, quizzes, ratings' },
+  { name: 'search', description: 'Search in the catalog visible to the organization' },
+  { name: 'progress', description: 'Enrollment, lesson progress, quiz submission' },
+  { name: 'paths', description: 'Learning paths and programs' },
+  { name: 'teacher', description: 'Teacher dashboards over assigned cohorts' },
+  { name: 'editor', description: 'Authoring of courses and programs' },
+  { name: 'certificates', description: 'Course and program certificates, public verification, template' },
+  { name: 'oauth', description: 'OAuth 2.1 authorization server for the remote tool connector' },
+];
+
+const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+const ENVELOPE_REF = { $ref: '#/components/schemas/ErrorEnvelopeDto' };
+
+type Operation = {
+  security?: Record<string, string[]>[];
+  responses: Record<string, unknown>;
+  parameters?: unknown[];
+  requestBody?: unknown;
+  description?: string;
+  summary?: string;
+  [ext: `x-${string}`]: unknown;
+};
+
+function addResponse(op: Operation, status: number, description: string): void {
+  if (!op.responses[String(status)]) {
+    op.responses[String(status)] = { description, content: { 'application/json': { schema: ENVELOPE_REF } } };
+  }
+}
+
+/**
+ * Completes every operation from its access declaration so the description never drifts from the guards:
+ * security requirement, the 401/403/404/422/500 responses they imply, and an "Access" line.
+ */
+export function completeOperations(doc: OpenAPIObject): OpenAPIObject {
+  for (const [, item] of Object.entries(doc.paths)) {
+    for (const [method, value] of Object.entries(item)) {
+      if (!value || typeof value !== 'object' || !('responses' in value)) continue;
+      const op = value as Operation;
+      const isPublic = Boolean(op['x-public']);
+      const access: string[] = [];
+      if (isPublic) {
+        op.security = [];
+        access.push('public');
+      } else {
+        op.security = [{ cookieAuth: [] }, { bearer: [] }];
+        addResponse(op, 401, 'Credential absent, invalid or expired (`unauthorized`)');
+        access.push('any credential');
+      }
+      if (op['x-org-scoped']) {
+        access.push('member of the organization in the path');
+        addResponse(op, 403, 'Not permitted (`forbidden`, `organization_suspended`)');
+        addResponse(op, 404, 'Not a member of the organization, or not visible (`not_found`)');
+      }
+      const roles = op['x-roles'] as string[] | undefined;
+      if (roles?.length) {
+        access.push(`role ${roles.join(' or ')}`);
+        addResponse(op, 403, 'Role not permitted (`forbidden`)');
+      }
+      const platformRoles = op['x-platform-roles'] as string[] | undefined;
+      if (platformRoles?.length) {
+        access.push(`platform role ${platformRoles.join(' or ')}`);
+        addResponse(op, 403, 'Platform role required (`forbidden`)');
+      }
+      if (op['x-step-up']) {
+        access.push('recent step-up');
+        addResponse(op, 403, 'Recent step-up required (`step_up_required`)');
+      }
+      if (!isPublic && WRITE_METHODS.has(method) && !op['x-read-operation']) {
+        access.push('write access (read-only tokens get `credential_read_only`)');
+        addResponse(op, 403, 'Read-only credential (`credential_read_only`)');
+      }
+      if (op.parameters?.length || op.requestBody)
+        addResponse(op, 422, 'Invalid body or parameters (`validation_error`)');
+      addResponse(op, 500, 'Internal failure (`internal_error`)');
+      const line = `**Access:** ${access.join('; ')}.`;
+      const limits = op['x-rate-limits'] as string[] | undefined;
+      const limitLine = limits?.length ? `\n\n**Rate limits:** ${limits.join('; ')}.` : '';
+      op.description = [op.description, line + limitLine].filter(Boolean).join('\n\n');
+    }
+  }
+  return doc;
+}
+
+export function buildOpenApiDocument(app: INestApplication, config: AppConfig, version: string): OpenAPIObject {
+  const builder = new DocumentBuilder()
+    .setTitle('Learning Platform API')
+    .setDescription(
+      [
+        'Backend of a multi-tenant online learning platform for institutions.',
+        'Business operations live under `/api/v1`; probes (`/health`, `/ready`, `/version`) have no prefix.',
+        'Every error is the envelope `{error: {code, message, request_id, details?}}`; `request_id` equals the',
+        '`X-Request-Id` response header. JSON fields are snake_case, ids are UUIDs, times are ISO 8601 UTC.',
+        'Lists are pages `{items, total, limit, offset}` with `limit` 1..200 (default 50) and `offset` >= 0.',
+        `Service version ${version}.`,
+      ].join(' '),
+    )
+    .setVersion('1.0.0')
+    .addServer(config.baseUrl)
+    .addCookieAuth('access_token', { type: 'apiKey', in: 'cookie', name: 'access_token' }, 'cookieAuth')
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'Personal access token (`svc_live_...`) or OAuth token (`svc_oat_...`)',
+      },
+      'bearer',
+    );
+  for (const tag of API_TAGS) builder.addTag(tag.name, tag.description);
+  const doc = SwaggerModule.createDocument(app, builder.build(), {
+    extraModels: [ErrorEnvelopeDto],
+    operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
+  });
+  return completeOperations(doc);
+}

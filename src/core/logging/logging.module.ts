@@ -1,0 +1,21 @@
+import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import type { AppConfig } from '@/config/app-config';
+import { AppLogger, createRootLogger } from './logger';
+
+@Global()
+@Module({})
+export class LoggingModule implements OnApplicationShutdown {
+  constructor(@Inject(AppLogger) private readonly logger: AppLogger) {}
+
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: LoggingModule,
+      providers: [{ provide: AppLogger, useFactory: () => new AppLogger(createRootLogger(config)) }],
+      exports: [AppLogger],
+    };
+  }
+
+  onApplicationShutdown(): void {
+    this.logger.flush();
+  }
+}

@@ -1,0 +1,85 @@
+import { Logger } from '@nestjs/common';
+import type { Queue } from 'bull';
+import type { JobDefinition } from '../job-definition';
+import { QUEUE_CONCURRENCY, type QueueName } from '../queues';
+import type { JobExecutor, QueueDriver } from './queue-driver';
+
+const ADD_TIMEOUT_MS = 3_000;
+const PING_TIMEOUT_MS = 1_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Bull on Redis: queues shared by every instance; any process with PROCESS_JOBS on (or the worker) runs them.
+ * The Bull job id is the outbox row id, so dispatching twice never queues a job twice.
+ */
+export class BullDriver implements QueueDriver {
+  readonly kind = 'bull' as const;
+  private readonly logger = new Logger('BullQueue');
+
+  constructor(private readonly queues: ReadonlyMap<QueueName, Queue>) {}
+
+  async dispatch(id: string, def: JobDefinition<unknown>, runAt: Date): Promise<void> {
+    const queue = this.queue(def.queue);
+    // Bull has no "add if absent" for a finished job id: the outbox row decides whether it still has to run.
+    await withTimeout(
+      queue.add(
+        def.name,
+        { id },
+        {
+          jobId: id,
+          delay: Math.max(0, runAt.getTime() - Date.now()),
+          attempts: def.attempts,
+          backoff: { type: 'exponential', delay: def.backoffMs },
+          removeOnComplete: true,
+          removeOnFail: true,
+        },
+      ),
+      ADD_TIMEOUT_MS,
+      'Adding a job to Redis',
+    );
+  }
+
+  async holds(id: string, def: JobDefinition<unknown>): Promise<boolean> {
+    const job = await withTimeout(this.queue(def.queue).getJob(id), ADD_TIMEOUT_MS, 'Reading a job from Redis');
+    return job !== null;
+  }
+
+  startProcessing(executor: JobExecutor): void {
+    for (const [name, queue] of this.queues) {
+      queue
+        .process('*', QUEUE_CONCURRENCY[name], async (job: { data: { id: string } }) => executor(job.data.id))
+        .catch((err: unknown) => this.logger.error({ err, queue: name }, 'Queue processing stopped'));
+      queue.on('error', (err) => this.logger.error({ err, queue: name }, 'Queue error'));
+    }
+  }
+
+  async healthy(): Promise<boolean> {
+    try {
+      const first = this.queues.values().next().value as Queue;
+      const pong = await withTimeout(first.client.ping(), PING_TIMEOUT_MS, 'Redis ping');
+      return pong === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    // Bull's close() waits for the jobs this process is running, then disconnects.
+    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+  }
+
+  private queue(name: QueueName): Queue {
+    const queue = this.queues.get(name);
+    if (!queue) throw new Error(`Unknown queue ${name}`);
+    return queue;
+  }
+}

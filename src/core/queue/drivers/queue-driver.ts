@@ -1,0 +1,22 @@
+import type { JobDefinition } from '../job-definition';
+
+/** Runs one try of a job by id; resolves when it succeeded, rejects (after recording) when it failed. */
+export type JobExecutor = (id: string) => Promise<void>;
+
+/**
+ * Carries job ids from the outbox to the processors. Bull on Redis when REDIS_URL is set; otherwise an
+ * in-process scheduler with the same retry rules.
+ */
+export interface QueueDriver {
+  readonly kind: 'bull' | 'in-process';
+  /** Schedules a try of the job at `runAt`. Must be safe to call again for a job already scheduled. */
+  dispatch(id: string, def: JobDefinition<unknown>, runAt: Date): Promise<void>;
+  /** Whether the driver still holds the job (queued, delayed or running). */
+  holds(id: string, def: JobDefinition<unknown>): Promise<boolean>;
+  startProcessing(executor: JobExecutor, definitionOf: (name: string) => JobDefinition<unknown> | undefined): void;
+  healthy(): Promise<boolean>;
+  /** Stops taking jobs and waits for the running ones. */
+  close(): Promise<void>;
+}
+
+export const QUEUE_DRIVER = Symbol('QUEUE_DRIVER');

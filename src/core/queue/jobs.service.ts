@@ -1,0 +1,93 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { CryptoService } from '@/core/crypto/crypto.service';
+import type { Tx } from '@/core/database/transaction';
+import { definedJobs, type JobDefinition } from './job-definition';
+import { JobsRepository } from './jobs.repository';
+import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver';
+
+export interface EnqueueOptions {
+  /** The organization the job acts for, or null for platform-level work. Always stated, never implied. */
+  organizationId: string | null;
+  /** Enqueue as part of this transaction: the job exists only if it commits, and is dispatched after. */
+  tx?: Tx;
+  delayMs?: number;
+  /** At most one job ever exists with this key (a second enqueue returns the first job's id). */
+  dedupeKey?: string;
+}
+
+/** Sealed payloads of sensitive jobs are stored as `{"$sealed": "<AES-GCM>"}`. */
+export interface SealedPayload {
+  $sealed: string;
+}
+
+/**
+ * Enqueues background work. The job is first written to the outbox table (in the caller's transaction when
+ * given), then handed to the driver; the recovery sweep re-dispatches anything the driver lost.
+ */
+@Injectable()
+export class JobsService implements OnApplicationShutdown {
+  private readonly logger = new Logger('Jobs');
+  private readonly dispatching = new Set<Promise<void>>();
+
+  constructor(
+    private readonly repository: JobsRepository,
+    private readonly crypto: CryptoService,
+    @Inject(QUEUE_DRIVER) private readonly driver: QueueDriver,
+  ) {}
+
+  async enqueue<P>(def: JobDefinition<P>, payload: P, options: EnqueueOptions): Promise<string> {
+    if (definedJobs().get(def.name) !== def) throw new Error(`Job "${def.name}" was not declared with defineJob`);
+    const runAt = new Date(Date.now() + (options.delayMs ?? 0));
+    const stored: unknown = def.sensitive
+      ? ({ $sealed: this.crypto.encrypt(JSON.stringify(payload)) } satisfies SealedPayload)
+      : payload;
+    const { id, inserted } = await this.repository.insert(
+      {
+        queue: def.queue,
+        name: def.name,
+        organizationId: options.organizationId,
+        payload: stored,
+        maxAttempts: def.attempts,
+        runAfter: runAt,
+        dedupeKey: options.dedupeKey ?? null,
+      },
+      options.tx?.manager,
+    );
+    if (!inserted) return id;
+    const dispatch = (): void => this.dispatchInBackground(id, def, runAt);
+    if (options.tx) options.tx.afterCommit(dispatch);
+    else dispatch();
+    return id;
+  }
+
+  /** Decodes a stored payload (unsealing sensitive ones). */
+  openPayload(stored: unknown): unknown {
+    if (stored && typeof stored === 'object' && '$sealed' in stored) {
+      return JSON.parse(this.crypto.decrypt((stored as SealedPayload).$sealed)) as unknown;
+    }
+    return stored;
+  }
+
+  /** Waits for every dispatch this process started (used at shutdown and by tests). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.dispatching]);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.settled();
+  }
+
+  /**
+   * The request does not wait for Redis: the job is already durable, and if this hand-off fails the recovery
+   * sweep dispatches it a little later.
+   */
+  private dispatchInBackground(id: string, def: JobDefinition<unknown>, runAt: Date): void {
+    const p = this.driver
+      .dispatch(id, def, runAt)
+      .catch((err: unknown) =>
+        this.logger.warn({ err, job_id: id, job: def.name }, 'Dispatch failed; recovery will retry'),
+      )
+      .finally(() => this.dispatching.delete(p));
+    this.dispatching.add(p);
+  }
+}

@@ -1,0 +1,31 @@
+import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { AuthenticatedRequest } from '@/core/auth/credential';
+import { RATE_LIMITS, type RateLimitPolicy } from './rate-limit';
+import { RateLimitService } from './rate-limit.service';
+
+/** Counts every `@RateLimit` policy of the operation; runs after the credential guard. */
+@Injectable()
+export class RateLimitGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly limits: RateLimitService,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const policies = this.reflector.get<RateLimitPolicy[] | undefined>(RATE_LIMITS, context.getHandler());
+    if (!policies?.length) return true;
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    for (const policy of policies) {
+      const key = keyOf(policy, req);
+      if (key !== null) await this.limits.consume(policy, key);
+    }
+    return true;
+  }
+}
+
+function keyOf(policy: RateLimitPolicy, req: AuthenticatedRequest): string | null {
+  if (policy.key === 'ip') return req.ip ?? 'unknown';
+  if (policy.key === 'account') return req.credential?.userId ?? null;
+  return policy.key.from(req);
+}

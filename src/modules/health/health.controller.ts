@@ -1,0 +1,50 @@
+import { Controller, Get, Header } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Public } from '@/core/auth/access.decorators';
+import { buildInfo } from '@/core/build-info';
+import { ApiError } from '@/core/http/api-error';
+import { HEALTH_BODY } from '@/core/http/health-fast-path';
+import { ApiErrors } from '@/core/http/openapi';
+import { HealthDto, VersionDto } from './health.dto';
+import { HealthService } from './health.service';
+
+@ApiTags('health')
+@Public()
+@Controller()
+export class HealthController {
+  constructor(private readonly health: HealthService) {}
+
+  @Get('health')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary: 'Liveness: the process answers',
+    description: 'Touches neither the database nor the cache.',
+  })
+  @ApiOkResponse({ type: HealthDto })
+  live(): HealthDto {
+    return JSON.parse(HEALTH_BODY) as HealthDto;
+  }
+
+  @Get('ready')
+  @Header('Cache-Control', 'no-store')
+  @ApiOperation({
+    summary: 'Readiness: the database and the cache/queue backend respond',
+    description: 'Answers 503 with the error envelope (`service_unavailable`) naming what did not respond.',
+  })
+  @ApiOkResponse({ type: HealthDto })
+  @ApiErrors([503, 'service_unavailable'])
+  async ready(): Promise<HealthDto> {
+    const r = await this.health.readiness();
+    const down = [!r.database && 'database', !r.queue && 'queue', !r.cache && 'cache'].filter(Boolean);
+    if (down.length > 0)
+      throw new ApiError(503, 'service_unavailable', `Not ready: ${down.join(', ')} not responding.`);
+    return { status: 'ok' };
+  }
+
+  @Get('version')
+  @ApiOperation({ summary: 'The running code: version, commit, build time and expected migration' })
+  @ApiOkResponse({ type: VersionDto })
+  version(): VersionDto {
+    return buildInfo();
+  }
+}

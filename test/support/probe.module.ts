@@ -1,0 +1,153 @@
+/*
+ * Test-only routes and jobs that exercise the core machinery (envelope, validation, limits, queue) the way
+ * an area would. Mounted beside the application by createTestApp({ imports: [ProbeModule] }).
+ */
+import { Body, Controller, Get, Injectable, Module, Post } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
+import { IsInt, IsString, Length, Max, Min } from 'class-validator';
+import { DataSource } from 'typeorm';
+import { Public } from '@/core/auth/access.decorators';
+import { ApiError } from '@/core/http/api-error';
+import { defineJob } from '@/core/queue/job-definition';
+import { JobHandler, type JobContext } from '@/core/queue/job-handler.decorator';
+import { JobsService } from '@/core/queue/jobs.service';
+import { RateLimit } from '@/core/rate-limit/rate-limit';
+
+export const PROBE_JOB = defineJob<{ key: string; failTimes: number }>({
+  name: 'probe.record',
+  attempts: 4,
+  backoffMs: 50,
+});
+export const PROBE_SECRET_JOB = defineJob<{ secret: string }>({
+  name: 'probe.secret',
+  sensitive: true,
+  attempts: 2,
+  backoffMs: 50,
+});
+export const PROBE_SLOW_JOB = defineJob<{ key: string }>({ name: 'probe.slow', attempts: 1 });
+
+/** Shared, observable state of the probe handlers. */
+export const probeState = {
+  runs: new Map<string, number>(),
+  done: new Map<string, JobContext>(),
+  secrets: [] as string[],
+  release: undefined as undefined | (() => void),
+  slowStarted: undefined as undefined | (() => void),
+};
+
+export function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+class ProbeBody {
+  @IsString() @Length(1, 5) name!: string;
+  @IsInt() @Min(0) @Max(10) count!: number;
+}
+
+@Injectable()
+export class ProbeHandlers {
+  @JobHandler(PROBE_JOB)
+  async record(payload: { key: string; failTimes: number }, ctx: JobContext): Promise<void> {
+    const runs = (probeState.runs.get(payload.key) ?? 0) + 1;
+    probeState.runs.set(payload.key, runs);
+    if (runs <= payload.failTimes) throw new Error(`planned failure ${runs}`);
+    probeState.done.set(payload.key, ctx);
+    return Promise.resolve();
+  }
+
+  @JobHandler(PROBE_SECRET_JOB)
+  async secret(payload: { secret: string }): Promise<void> {
+    probeState.secrets.push(payload.secret);
+    return Promise.resolve();
+  }
+
+  @JobHandler(PROBE_SLOW_JOB)
+  async slow(payload: { key: string }): Promise<void> {
+    const gate = deferred();
+    probeState.release = gate.resolve;
+    probeState.slowStarted?.();
+    await gate.promise;
+    probeState.done.set(payload.key, { jobId: '', attempt: 1, organizationId: null });
+  }
+}
+
+const slowGate = { current: deferred(), started: deferred() };
+export function resetSlowRoute(): { started: Promise<void>; release: () => void } {
+  slowGate.current = deferred();
+  slowGate.started = deferred();
+  return { started: slowGate.started.promise, release: slowGate.current.resolve };
+}
+
+@Public()
+@Controller('_probe')
+export class ProbeController {
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly dataSource: DataSource,
+  ) {}
+
+  @Post('validate')
+  @ApiOperation({ summary: 'probe' })
+  validate(@Body() body: ProbeBody): ProbeBody {
+    return body;
+  }
+
+  @Get('boom')
+  @ApiOperation({ summary: 'probe' })
+  boom(): never {
+    throw new Error('password=hunter2 at SELECT secret FROM vault');
+  }
+
+  @Get('db-error')
+  @ApiOperation({ summary: 'probe' })
+  async dbError(): Promise<unknown> {
+    return this.dataSource.query('SELECT secret_column FROM no_such_table');
+  }
+
+  @Get('conflict')
+  @ApiOperation({ summary: 'probe' })
+  conflict(): never {
+    throw ApiError.conflict('probe_conflict', 'It conflicts.');
+  }
+
+  @Get('limited')
+  @ApiOperation({ summary: 'probe' })
+  @RateLimit({ name: 'probe.limited', points: 3, durationSeconds: 60, key: 'ip' })
+  limited(): { ok: true } {
+    return { ok: true };
+  }
+
+  @Get('slow')
+  @ApiOperation({ summary: 'probe' })
+  async slow(): Promise<{ finished: true }> {
+    slowGate.started.resolve();
+    await slowGate.current.promise;
+    return { finished: true };
+  }
+
+  @Post('enqueue')
+  @ApiOperation({ summary: 'probe' })
+  async enqueue(@Body() body: { key: string; failTimes?: number }): Promise<{ id: string }> {
+    return {
+      id: await this.jobs.enqueue(
+        PROBE_JOB,
+        { key: body.key, failTimes: body.failTimes ?? 0 },
+        { organizationId: null },
+      ),
+    };
+  }
+}
+
+@Controller('_probe_private')
+export class PrivateProbeController {
+  @Get()
+  @ApiOperation({ summary: 'probe' })
+  get(): { ok: true } {
+    return { ok: true };
+  }
+}
+
+@Module({ controllers: [ProbeController, PrivateProbeController], providers: [ProbeHandlers] })
+export class ProbeModule {}
