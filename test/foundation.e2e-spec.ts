@@ -9,7 +9,7 @@ import { JobsRecovery } from '@/core/queue/jobs-recovery';
 import { JobsService } from '@/core/queue/jobs.service';
 import { REDIS } from '@/core/redis/redis.module';
 import { createTestApp, type TestApp } from './support/test-app';
-import { PROBE_JOB, PROBE_SECRET_JOB, probeState, resetSlowRoute } from './support/probe.module';
+import { PROBE_JOB, PROBE_SECRET_JOB, PROBE_SLOW_JOB, probeState, resetSlowRoute } from './support/probe.module';
 import { waitUntil } from './support/wait';
 
 const greeting = defineMailTemplate<{ name: string }>('test.greeting', {
@@ -363,6 +363,24 @@ describe('Platform foundation (HTTP core, probes, OpenAPI, queue, mail, audit)',
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ finished: true });
       await closing;
+    });
+
+    it('waits for a running background job to finish before closing', async () => {
+      const other = await createTestApp();
+      const started = new Promise<void>((resolve) => (probeState.slowStarted = resolve));
+      const id = await other.app
+        .get(JobsService)
+        .enqueue(PROBE_SLOW_JOB, { key: 'slow-at-shutdown' }, { organizationId: null });
+      await started;
+      let closed = false;
+      const closing = other.close().then(() => (closed = true));
+      // The job is still running: closing must not have completed.
+      await new Promise((r) => setImmediate(r));
+      expect(closed).toBe(false);
+      probeState.release!();
+      await closing;
+      expect(probeState.done.has('slow-at-shutdown')).toBe(true);
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
     });
   });
 });
