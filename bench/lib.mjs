@@ -3,6 +3,7 @@ import { execFile, fork, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import { SMTPServer } from 'smtp-server';
 
 export const ADMIN_DATABASE_URL = process.env.BENCH_ADMIN_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 export const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
@@ -54,7 +55,7 @@ export async function scratchDatabase(label) {
 }
 
 /** Starts the built service (dist/) as its own process with production-like settings. */
-export async function startService({ port, databaseUrl, redisPrefix, extraEnv = {} }) {
+export async function startService({ port, databaseUrl, redisPrefix, smtpUrl = 'smtp://127.0.0.1:1', extraEnv = {} }) {
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     env: {
       ...process.env,
@@ -63,7 +64,7 @@ export async function startService({ port, databaseUrl, redisPrefix, extraEnv = 
       DATABASE_URL: databaseUrl,
       REDIS_URL,
       REDIS_KEY_PREFIX: redisPrefix,
-      SMTP_URL: 'smtp://127.0.0.1:1',
+      SMTP_URL: smtpUrl,
       MAIL_FROM: 'Bench <bench@localhost>',
       BASE_URL: `http://localhost:${port}`,
       WEB_URL: 'http://localhost:3000',
@@ -133,4 +134,52 @@ export async function alternate(targets, { rounds = 3, connections = 32, duratio
       rounds: runs.map((r) => Math.round(r.rps)),
     };
   });
+}
+
+/** A loopback SMTP sink for the benchmark's sign-ins; resolves the 6-digit code sent to an address. */
+export async function startMailSink() {
+  const waiting = new Map();
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = '';
+      stream.on('data', (c) => (raw += c.toString('utf8')));
+      stream.on('end', () => {
+        const code = /\b(\d{6})\b/.exec(raw.split('\r\n\r\n').slice(1).join('\n'))?.[1];
+        for (const rcpt of session.envelope.rcptTo) waiting.get(rcpt.address.toLowerCase())?.(code);
+        callback();
+      });
+    },
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = server.server.address().port;
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    nextCode: (email) => new Promise((resolve) => waiting.set(email.toLowerCase(), resolve)),
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** Signs in through the public API (email code read from the sink); returns the Cookie header of the session. */
+export async function signInCookie(base, mail, email) {
+  const codePromise = mail.nextCode(email);
+  const req = await fetch(`${base}/api/v1/auth/otp/request`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email }),
+  });
+  if (req.status !== 200) throw new Error(`otp/request answered ${req.status}`);
+  const code = await codePromise;
+  const res = await fetch(`${base}/api/v1/auth/otp/verify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email, code }),
+  });
+  if (res.status !== 200) throw new Error(`otp/verify answered ${res.status}`);
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0])
+    .join('; ');
 }

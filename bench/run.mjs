@@ -3,7 +3,7 @@
 // Needs PostgreSQL and Redis on their local ports (or BENCH_ADMIN_DATABASE_URL / BENCH_REDIS_URL).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { alternate, freePort, scratchDatabase, startBare, startService, stop } from './lib.mjs';
+import { alternate, freePort, scratchDatabase, startBare, startMailSink, startService, stop } from './lib.mjs';
 import { scenarios } from './scenarios.mjs';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -13,12 +13,18 @@ const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const db = await scratchDatabase('http');
 const servicePort = await freePort();
 const barePort = await freePort();
-const service = await startService({ port: servicePort, databaseUrl: db.url, redisPrefix: `lpbench:${Date.now()}` });
+const mail = await startMailSink();
+const service = await startService({
+  port: servicePort,
+  databaseUrl: db.url,
+  redisPrefix: `lpbench:${Date.now()}`,
+  smtpUrl: mail.url,
+});
 const bare = await startBare(barePort);
 try {
   const base = `http://127.0.0.1:${servicePort}`;
   const targets = [{ name: 'bare node:http', url: `http://127.0.0.1:${barePort}/` }];
-  for (const s of scenarios) targets.push(...(await s.prepare(base)));
+  for (const s of scenarios) targets.push(...(await s.prepare(base, { mail })));
   const results = await alternate(targets, { rounds, connections, duration });
   const bareRps = results[0].rps;
   console.log(
@@ -47,5 +53,6 @@ try {
 } finally {
   await stop(service);
   await stop(bare);
+  await mail.close();
   await db.drop();
 }

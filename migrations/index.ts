@@ -4,5 +4,6 @@
  * when a file in this folder is missing here.
  */
 import { Foundation1763740800000 } from './1763740800000-Foundation';
+import { Identity1763740900000 } from './1763740900000-Identity';
 
-export const MIGRATIONS = [Foundation1763740800000];
+export const MIGRATIONS = [Foundation1763740800000, Identity1763740900000];

@@ -1,11 +1,13 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '@/config/app-config';
 import { CoreModule } from '@/core/core.module';
+import { AuthModule } from '@/modules/auth/auth.module';
 import { HealthModule } from '@/modules/health/health.module';
+import { UsersModule } from '@/modules/users/users.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [CoreModule.forRoot(config), HealthModule] };
+    return { module: AppModule, imports: [CoreModule.forRoot(config), HealthModule, UsersModule, AuthModule] };
   }
 }

@@ -3,7 +3,10 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import type { AppConfig } from '@/config/app-config';
 import { ConfigModule } from '@/config/config.module';
 import { AuditModule } from './audit/audit.module';
+import { AuthCoreModule } from './auth/auth-core.module';
 import { CredentialGuard } from './auth/credential.guard';
+import { StepUpGuard } from './auth/step-up.guard';
+import { CacheModule } from './cache/cache.module';
 import { ClockModule } from './clock/clock.module';
 import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseModule } from './database/database.module';
@@ -16,7 +19,7 @@ import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
 
-/** The cross-cutting machinery every area uses, plus the global filter, pipe and guards (in this order). */
+/** The cross-cutting machinery every area uses, plus the global filter, pipe and guards. */
 @Module({})
 export class CoreModule {
   static forRoot(config: AppConfig): DynamicModule {
@@ -29,17 +32,20 @@ export class CoreModule {
         CryptoModule,
         DatabaseModule,
         RedisModule,
+        CacheModule,
         QueueModule.forRoot(config),
         RateLimitModule,
         MailModule,
         AuditModule,
+        AuthCoreModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
+        // Order matters: who is calling, then what they may do, then how often.
         { provide: APP_GUARD, useExisting: CredentialGuard },
+        { provide: APP_GUARD, useExisting: StepUpGuard },
         { provide: APP_GUARD, useExisting: RateLimitGuard },
-        CredentialGuard,
       ],
     };
   }

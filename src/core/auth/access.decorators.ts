@@ -1,7 +1,12 @@
-import { SetMetadata } from '@nestjs/common';
+import { createParamDecorator, type ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiExtension } from '@nestjs/swagger';
+import { ApiError } from '@/core/http/api-error';
+import type { AuthenticatedRequest, Credential, PlatformRole } from './credential';
 
 export const IS_PUBLIC = Symbol('IS_PUBLIC');
+export const STEP_UP = Symbol('STEP_UP');
+export const READ_OPERATION = Symbol('READ_OPERATION');
+export const PLATFORM_ROLES = Symbol('PLATFORM_ROLES');
 
 /**
  * Declares access metadata for the guards (read through Reflector on handler and class) and mirrors it as an
@@ -29,3 +34,21 @@ export function accessDecorator(key: symbol, value: unknown, extension: `x-${str
 
 /** The operation needs no credential. Everything else is denied without one. */
 export const Public = (): MethodDecorator & ClassDecorator => accessDecorator(IS_PUBLIC, true, 'x-public', true);
+
+/** A sensitive operation: needs a cookie session with a step-up confirmed in the last 10 minutes. */
+export const StepUp = (): MethodDecorator & ClassDecorator => accessDecorator(STEP_UP, true, 'x-step-up', true);
+
+/** A POST/PUT/PATCH/DELETE that changes nothing the credential owns, so read-only credentials may call it. */
+export const ReadOperation = (): MethodDecorator & ClassDecorator =>
+  accessDecorator(READ_OPERATION, true, 'x-read-operation', true);
+
+/** Needs one of these platform roles (`platform_admin` includes `editor`). */
+export const PlatformRoles = (...roles: PlatformRole[]): MethodDecorator & ClassDecorator =>
+  accessDecorator(PLATFORM_ROLES, roles, 'x-platform-roles', roles);
+
+/** The credential of the request (guaranteed on non-public operations). */
+export const CurrentCredential = createParamDecorator((_data: unknown, ctx: ExecutionContext): Credential => {
+  const credential = ctx.switchToHttp().getRequest<AuthenticatedRequest>().credential;
+  if (!credential) throw ApiError.unauthorized();
+  return credential;
+});

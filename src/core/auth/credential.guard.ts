@@ -1,22 +1,56 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { Response } from 'express';
 import { ApiError } from '@/core/http/api-error';
-import { IS_PUBLIC } from './access.decorators';
+import { COOKIE } from '@/core/http/cookies';
+import { IS_PUBLIC, PLATFORM_ROLES, READ_OPERATION } from './access.decorators';
+import { type AuthenticatedRequest, hasPlatformRole, type PlatformRole } from './credential';
+import { authenticateWith, BEARER_PREFIXES, STRATEGY, type StrategyName, strategyRegistered } from './strategies';
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
- * Global and deny-by-default: an operation not marked `@Public()` needs a credential. Until a credential
- * strategy is registered, every non-public operation answers 401.
+ * Global and deny-by-default. An operation not marked `@Public()` needs a credential: a bearer token
+ * (`Authorization: Bearer svc_live_...` or `svc_oat_...`) or the `access_token` cookie, each checked by its
+ * passport strategy. Then the platform roles the operation names, and that read-only credentials do not write.
  */
 @Injectable()
 export class CredentialGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
 
-  canActivate(context: ExecutionContext): boolean {
-    const isPublic = this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, [
-      context.getHandler(),
-      context.getClass(),
-    ]);
-    if (isPublic) return true;
-    throw ApiError.unauthorized();
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const targets = [context.getHandler(), context.getClass()];
+    if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets)) return true;
+
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const res = context.switchToHttp().getResponse<Response>();
+    const strategy = this.strategyFor(req);
+    const credential = strategy && strategyRegistered(strategy) ? await authenticateWith(strategy, req, res) : null;
+    if (!credential) throw ApiError.unauthorized();
+    req.credential = credential;
+
+    const roles = this.reflector.getAllAndOverride<PlatformRole[] | undefined>(PLATFORM_ROLES, targets);
+    if (roles?.length && !roles.some((role) => hasPlatformRole(credential, role))) {
+      throw ApiError.forbidden('This needs a platform role you do not have.');
+    }
+    if (
+      credential.access === 'read' &&
+      WRITE_METHODS.has(req.method) &&
+      !this.reflector.getAllAndOverride<boolean | undefined>(READ_OPERATION, targets)
+    ) {
+      throw ApiError.forbidden('This credential is read-only.', 'credential_read_only');
+    }
+    return true;
+  }
+
+  private strategyFor(req: AuthenticatedRequest): StrategyName | null {
+    const header = req.headers.authorization;
+    if (header !== undefined) {
+      const match = /^Bearer ([A-Za-z0-9._~+/=-]+)$/.exec(header);
+      if (!match) return null;
+      const token = match[1];
+      return BEARER_PREFIXES.find(([prefix]) => token.startsWith(prefix))?.[1] ?? null;
+    }
+    return (req.cookies as Record<string, string> | undefined)?.[COOKIE.access] ? STRATEGY.cookieSession : null;
   }
 }

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 
 export type CredentialKind = 'session' | 'personal_token' | 'oauth_token';
 export type Access = 'read' | 'write';
+export type PlatformRole = 'platform_admin' | 'editor';
 
 /** Who is calling and with what: set on the request by the credential guard. */
 export interface Credential {
@@ -17,8 +18,17 @@ export interface Credential {
   readonly access: Access;
   /** A platform admin acting as this user, when the session is an impersonation. */
   readonly impersonatorId: string | null;
+  /** Platform roles of the person (`platform_admin` includes `editor`). */
+  readonly platformRoles: readonly PlatformRole[];
 }
 
 export interface AuthenticatedRequest extends Request {
   credential?: Credential;
+}
+
+export function hasPlatformRole(credential: Credential, role: PlatformRole): boolean {
+  return (
+    credential.platformRoles.includes(role) ||
+    (role === 'editor' && credential.platformRoles.includes('platform_admin'))
+  );
 }

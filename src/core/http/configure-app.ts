@@ -38,7 +38,7 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestIdMiddleware);
-  app.use(requestLogging(app.get(AppLogger).pino));
+  app.use(requestLogging(app.get(AppLogger).access));
   app.use(
     securityHeaders({
       // The API answers JSON; the few HTML pages (docs, consent) set their own policy where they need more.

@@ -25,14 +25,17 @@ export const REDACT_PATHS = [
  * exit; every line written while serving a request carries its `request_id` (through AsyncLocalStorage,
  * without a child logger per request).
  */
-export function createRootLogger(config: Pick<AppConfig, 'logLevel'>): PinoLogger {
+export function createLoggers(config: Pick<AppConfig, 'logLevel'>): { app: PinoLogger; access: PinoLogger } {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
   process.once('exit', () => destination.flushSync());
-  return pino(
+  const common = {
+    level: config.logLevel,
+    base: { service: 'learning-platform' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  const app = pino(
     {
-      level: config.logLevel,
-      base: { service: 'learning-platform' },
-      timestamp: pino.stdTimeFunctions.isoTime,
+      ...common,
       redact: { paths: REDACT_PATHS, censor: '[redacted]' },
       mixin: () => {
         const ctx = requestContext.getStore();
@@ -41,6 +44,9 @@ export function createRootLogger(config: Pick<AppConfig, 'logLevel'>): PinoLogge
     },
     destination,
   );
+  // Access lines are built from known-safe fields (method, redacted URL, status, duration): no redaction pass.
+  const access = pino(common, destination);
+  return { app, access };
 }
 
 /**
@@ -48,7 +54,11 @@ export function createRootLogger(config: Pick<AppConfig, 'logLevel'>): PinoLogge
  * `logger.error({ err }, 'Something failed')`.
  */
 export class AppLogger implements LoggerService {
-  constructor(readonly pino: PinoLogger) {}
+  constructor(
+    readonly pino: PinoLogger,
+    /** One line per request (see request-logging.ts). */
+    readonly access: PinoLogger,
+  ) {}
 
   log(message: unknown, ...rest: unknown[]): void {
     this.write('info', message, rest);

@@ -1,6 +1,6 @@
 import { type DynamicModule, Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '@/config/app-config';
-import { AppLogger, createRootLogger } from './logger';
+import { AppLogger, createLoggers } from './logger';
 
 @Global()
 @Module({})
@@ -10,7 +10,15 @@ export class LoggingModule implements OnApplicationShutdown {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: LoggingModule,
-      providers: [{ provide: AppLogger, useFactory: () => new AppLogger(createRootLogger(config)) }],
+      providers: [
+        {
+          provide: AppLogger,
+          useFactory: () => {
+            const { app, access } = createLoggers(config);
+            return new AppLogger(app, access);
+          },
+        },
+      ],
       exports: [AppLogger],
     };
   }

@@ -1,0 +1,48 @@
+import { LRUCache } from 'lru-cache';
+import type { Tx } from '@/core/database/transaction';
+import type { InvalidationBus } from './invalidation-bus';
+
+/**
+ * A small in-process cache whose entries every instance drops as soon as any instance changes the value.
+ * Serves nothing while invalidations could be missed (see InvalidationBus.reliable). A value loaded while an
+ * invalidation happened is not kept, so a slow read can never reinstate what was just invalidated.
+ */
+export class SharedCache<V extends object> {
+  private readonly lru: LRUCache<string, V>;
+  private epoch = 0;
+
+  constructor(
+    private readonly topic: string,
+    private readonly bus: InvalidationBus,
+    options: { max: number; ttlMs: number },
+  ) {
+    this.lru = new LRUCache<string, V>({ max: options.max, ttl: options.ttlMs });
+    bus.on(
+      topic,
+      (key) => {
+        this.epoch++;
+        this.lru.delete(key);
+      },
+      () => {
+        this.epoch++;
+        this.lru.clear();
+      },
+    );
+  }
+
+  async getOrLoad(key: string, load: () => Promise<V | null>): Promise<V | null> {
+    if (!this.bus.reliable) return load();
+    const hit = this.lru.get(key);
+    if (hit) return hit;
+    const epoch = this.epoch;
+    const value = await load();
+    if (value && epoch === this.epoch && this.bus.reliable) this.lru.set(key, value);
+    return value;
+  }
+
+  /** Drops the entry everywhere now, and again once the transaction (if any) has committed. */
+  async invalidate(key: string, tx?: Tx): Promise<void> {
+    await this.bus.publish(this.topic, key);
+    tx?.afterCommit(() => this.bus.publish(this.topic, key));
+  }
+}

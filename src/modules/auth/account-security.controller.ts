@@ -1,0 +1,193 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { CurrentCredential, StepUp } from '@/core/auth/access.decorators';
+import type { Credential } from '@/core/auth/credential';
+import { ApiError } from '@/core/http/api-error';
+import { ApiErrors } from '@/core/http/openapi';
+import { RateLimit } from '@/core/rate-limit/rate-limit';
+import { UserDto } from '@/modules/users/dto/user.dto';
+import { UsersService } from '@/modules/users/users.service';
+import { EMAIL_CHANGE_ACCOUNT, EMAIL_CHANGE_IP, EMAIL_CHANGE_VERIFY_ACCOUNT } from './auth.rate-limits';
+import {
+  CodeDto,
+  EmailChangeRequestDto,
+  GenericResultDto,
+  RecoveryCodesDto,
+  RevokedCountDto,
+  SessionListDto,
+  TwoFactorSetupDto,
+  TwoFactorStatusDto,
+} from './dto/auth.dto';
+import { EmailChangeService } from './email-change.service';
+import { SessionService } from './session.service';
+import { TwoFactorService } from './two-factor.service';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+@ApiTags('users')
+@Controller('me')
+export class AccountSecurityController {
+  constructor(
+    private readonly sessions: SessionService,
+    private readonly twoFactor: TwoFactorService,
+    private readonly emailChange: EmailChangeService,
+    private readonly users: UsersService,
+  ) {}
+
+  @Get('sessions')
+  @ApiOperation({ summary: 'The live sessions, one per device; the current one is marked' })
+  @ApiOkResponse({ type: SessionListDto })
+  async listSessions(@CurrentCredential() credential: Credential): Promise<SessionListDto> {
+    const sessions = await this.sessions.list(credential.userId);
+    return {
+      items: sessions.map((s) => ({
+        id: s.id,
+        device: s.device,
+        created_at: s.created_at.toISOString(),
+        last_seen_at: s.last_seen_at.toISOString(),
+        current: s.id === credential.sessionId,
+      })),
+    };
+  }
+
+  @Post('sessions/revoke-others')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Sign out every other session',
+    description:
+      "Raises `token_version` (every other access token stops working at once) and renews this session's cookies.",
+  })
+  @ApiOkResponse({ type: RevokedCountDto })
+  async revokeOthers(
+    @CurrentCredential() credential: Credential,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<RevokedCountDto> {
+    const revoked = await this.sessions.revokeOthers(credential.userId, credential.sessionId, 'revoked_by_user');
+    await this.users.raiseTokenVersion(credential.userId);
+    if (credential.sessionId)
+      await this.sessions.renew(await this.users.getById(credential.userId), credential.sessionId, res);
+    return { revoked };
+  }
+
+  @Delete('sessions/:session_id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Sign out one session',
+    description: "Another person's session is 404. Signing out the current one clears its cookies.",
+  })
+  @ApiNoContentResponse()
+  @ApiErrors(404)
+  async revokeSession(
+    @CurrentCredential() credential: Credential,
+    @Param('session_id') sessionId: string,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    if (!UUID.test(sessionId) || !(await this.sessions.revoke(sessionId, credential.userId, 'revoked_by_user'))) {
+      throw ApiError.notFound('No such session.');
+    }
+    if (sessionId === credential.sessionId) this.sessions.clearCookies(res);
+  }
+
+  @Get('two-factor')
+  @ApiOperation({ summary: 'Two-factor status' })
+  @ApiOkResponse({ type: TwoFactorStatusDto })
+  twoFactorStatus(@CurrentCredential() credential: Credential): Promise<TwoFactorStatusDto> {
+    return this.twoFactor.status(credential.userId);
+  }
+
+  @Post('two-factor/setup')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Start two-factor setup',
+    description: 'Returns the secret, the otpauth:// URI and a QR code (SVG). Nothing is required at sign-in yet.',
+  })
+  @ApiOkResponse({ type: TwoFactorSetupDto })
+  @ApiErrors([409, 'two_factor_already_enabled'], [403, 'impersonation_restricted'])
+  setupTwoFactor(@CurrentCredential() credential: Credential): Promise<TwoFactorSetupDto> {
+    return this.twoFactor.setup(credential);
+  }
+
+  @Post('two-factor/enable')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Enable two-factor with a code from the app',
+    description: 'Returns 10 recovery codes, shown once; emails a notice.',
+  })
+  @ApiOkResponse({ type: RecoveryCodesDto })
+  @ApiErrors(
+    [400, 'invalid_totp'],
+    [409, 'two_factor_not_started', 'two_factor_already_enabled'],
+    [403, 'impersonation_restricted'],
+  )
+  enableTwoFactor(
+    @CurrentCredential() credential: Credential,
+    @Body() dto: CodeDto,
+    @Req() req: Request,
+  ): Promise<RecoveryCodesDto> {
+    return this.twoFactor.enable(credential, dto.code, req);
+  }
+
+  @Post('two-factor/disable')
+  @HttpCode(204)
+  @StepUp()
+  @ApiOperation({ summary: 'Disable two-factor', description: 'Needs a recent step-up; emails a notice.' })
+  @ApiNoContentResponse()
+  @ApiErrors([409, 'two_factor_not_enabled'], [403, 'impersonation_restricted'])
+  async disableTwoFactor(@CurrentCredential() credential: Credential, @Req() req: Request): Promise<void> {
+    await this.twoFactor.disable(credential, req);
+  }
+
+  @Post('two-factor/recovery-codes')
+  @HttpCode(200)
+  @StepUp()
+  @ApiOperation({
+    summary: 'Replace the recovery codes',
+    description: 'Needs a recent step-up; the previous codes stop working.',
+  })
+  @ApiOkResponse({ type: RecoveryCodesDto })
+  @ApiErrors([409, 'two_factor_not_enabled'], [403, 'impersonation_restricted'])
+  regenerateRecoveryCodes(@CurrentCredential() credential: Credential): Promise<RecoveryCodesDto> {
+    return this.twoFactor.regenerateRecoveryCodes(credential);
+  }
+
+  @Post('email-change')
+  @HttpCode(202)
+  @StepUp()
+  @RateLimit(EMAIL_CHANGE_ACCOUNT, EMAIL_CHANGE_IP)
+  @ApiOperation({
+    summary: 'Ask to change the sign-in address',
+    description:
+      'Sends a 6-digit code (10 minutes, 5 attempts) to the NEW address. Always 202 `sent`: when the address belongs to ' +
+      'another account nothing is sent and this is not revealed.',
+  })
+  @ApiAcceptedResponse({ type: GenericResultDto })
+  @ApiErrors([422, 'validation_error', 'same_email'], [403, 'impersonation_restricted'])
+  async requestEmailChange(
+    @CurrentCredential() credential: Credential,
+    @Body() dto: EmailChangeRequestDto,
+  ): Promise<GenericResultDto> {
+    await this.emailChange.request(credential, dto.email);
+    return { status: 'sent' };
+  }
+
+  @Post('email-change/verify')
+  @HttpCode(200)
+  @StepUp()
+  @RateLimit(EMAIL_CHANGE_VERIFY_ACCOUNT)
+  @ApiOperation({
+    summary: 'Confirm the new address',
+    description:
+      "Changes the address, renews this session's cookies, closes the other sessions and notifies the old address.",
+  })
+  @ApiOkResponse({ type: UserDto })
+  @ApiErrors([400, 'invalid_otp'], [409, 'email_taken'], [403, 'impersonation_restricted'])
+  async verifyEmailChange(
+    @CurrentCredential() credential: Credential,
+    @Body() dto: CodeDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<UserDto> {
+    return this.users.toDto(await this.emailChange.verify(credential, dto.code, req, res));
+  }
+}

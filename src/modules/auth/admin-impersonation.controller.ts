@@ -1,0 +1,40 @@
+import { Controller, HttpCode, Param, ParseUUIDPipe, Post, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { CurrentCredential, PlatformRoles, StepUp } from '@/core/auth/access.decorators';
+import type { Credential } from '@/core/auth/credential';
+import { ApiError } from '@/core/http/api-error';
+import { ApiErrors } from '@/core/http/openapi';
+import { RateLimit } from '@/core/rate-limit/rate-limit';
+import { IMPERSONATE_ACCOUNT } from './auth.rate-limits';
+import { ImpersonationStatusDto } from './dto/auth.dto';
+import { ImpersonationService, IMPERSONATION_TTL_SECONDS } from './impersonation.service';
+
+@ApiTags('auth')
+@Controller('admin/users')
+export class AdminImpersonationController {
+  constructor(private readonly impersonation: ImpersonationService) {}
+
+  @Post(':user_id/impersonate')
+  @HttpCode(200)
+  @PlatformRoles('platform_admin')
+  @StepUp()
+  @RateLimit(IMPERSONATE_ACCOUNT)
+  @ApiOperation({
+    summary: 'Act as a person (support)',
+    description:
+      `Opens a marked session of that person in this browser for ${IMPERSONATION_TTL_SECONDS / 60} minutes (its cookies replace ` +
+      'yours). It cannot change email, two-factor or tokens. Audited (`user.impersonation_started`). End it with ' +
+      '`POST /api/v1/auth/impersonation/end`.',
+  })
+  @ApiOkResponse({ type: ImpersonationStatusDto })
+  @ApiErrors(404)
+  start(
+    @CurrentCredential() credential: Credential,
+    @Param('user_id', new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() })) userId: string,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ImpersonationStatusDto> {
+    return this.impersonation.start(credential, userId, req, res);
+  }
+}

@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { UsersModule } from '@/modules/users/users.module';
+import { AccountSecurityController } from './account-security.controller';
+import { AdminImpersonationController } from './admin-impersonation.controller';
+import { AuthController } from './auth.controller';
+import { CookieSessionStrategy } from './cookie-session.strategy';
+import { CredentialView } from './credential-view';
+import { EmailChangeService } from './email-change.service';
+import { EmailCodeService } from './email-code.service';
+import { ImpersonationService } from './impersonation.service';
+import { SessionService } from './session.service';
+import { SessionsRepository } from './sessions.repository';
+import { SignInMethods } from './sign-in-methods';
+import { SignInService } from './sign-in.service';
+import { StepUpService } from './step-up.service';
+import { TwoFactorService } from './two-factor.service';
+
+@Module({
+  imports: [UsersModule],
+  controllers: [AuthController, AccountSecurityController, AdminImpersonationController],
+  providers: [
+    CookieSessionStrategy,
+    CredentialView,
+    EmailChangeService,
+    EmailCodeService,
+    ImpersonationService,
+    SessionService,
+    SessionsRepository,
+    SignInMethods,
+    SignInService,
+    StepUpService,
+    TwoFactorService,
+  ],
+  exports: [EmailCodeService, SessionService, SignInService, TwoFactorService, CredentialView, SignInMethods],
+})
+export class AuthModule {}

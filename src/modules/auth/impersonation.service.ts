@@ -1,0 +1,80 @@
+import { Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { AuditService } from '@/core/audit/audit.service';
+import type { Credential } from '@/core/auth/credential';
+import { ApiError } from '@/core/http/api-error';
+import { UsersService } from '@/modules/users/users.service';
+import { SessionService } from './session.service';
+
+export const IMPERSONATION_TTL_SECONDS = 30 * 60;
+
+export interface ImpersonationStatus {
+  active: boolean;
+  impersonator_id: string | null;
+  expires_at: string | null;
+}
+
+/**
+ * A platform admin acting as a person, for support: a separate, marked session of that person that ends after
+ * 30 minutes and cannot change email, two-factor or tokens. Start and end are audited.
+ */
+@Injectable()
+export class ImpersonationService {
+  constructor(
+    private readonly users: UsersService,
+    private readonly sessions: SessionService,
+    private readonly audit: AuditService,
+  ) {}
+
+  async start(admin: Credential, targetUserId: string, req: Request, res: Response): Promise<ImpersonationStatus> {
+    if (admin.impersonatorId)
+      throw ApiError.forbidden('End the current impersonation first.', 'impersonation_restricted');
+    if (targetUserId === admin.userId)
+      throw ApiError.unprocessable('validation_error', 'You cannot impersonate yourself.', 'user_id');
+    const target = await this.users.findById(targetUserId);
+    if (!target) throw ApiError.notFound();
+    if (target.platformRoles.includes('platform_admin'))
+      throw ApiError.forbidden('Platform admins cannot be impersonated.');
+    const session = await this.sessions.open(target, req, res, {
+      impersonatorId: admin.userId,
+      impersonationTtlSeconds: IMPERSONATION_TTL_SECONDS,
+    });
+    await this.audit.record({
+      action: 'user.impersonation_started',
+      actorId: admin.userId,
+      organizationId: null,
+      targetType: 'user',
+      targetId: target.id,
+      ip: req.ip,
+      metadata: { session_id: session.id, ttl_seconds: IMPERSONATION_TTL_SECONDS },
+    });
+    return { active: true, impersonator_id: admin.userId, expires_at: session.impersonation_expires_at!.toISOString() };
+  }
+
+  async status(credential: Credential): Promise<ImpersonationStatus> {
+    if (!credential.impersonatorId || !credential.sessionId)
+      return { active: false, impersonator_id: null, expires_at: null };
+    const session = await this.sessions.find(credential.sessionId);
+    return {
+      active: true,
+      impersonator_id: credential.impersonatorId,
+      expires_at: session?.impersonation_expires_at?.toISOString() ?? null,
+    };
+  }
+
+  /** Ends the impersonation of this session, if it is one, and clears its cookies. Idempotent. */
+  async end(credential: Credential, req: Request, res: Response): Promise<void> {
+    if (!credential.impersonatorId || !credential.sessionId) return;
+    await this.sessions.revoke(credential.sessionId, credential.userId, 'impersonation_ended');
+    await this.audit.record({
+      action: 'user.impersonation_ended',
+      actorId: credential.impersonatorId,
+      organizationId: null,
+      targetType: 'user',
+      targetId: credential.userId,
+      ip: req.ip,
+      metadata: { session_id: credential.sessionId },
+    });
+    this.sessions.clearCookies(res);
+  }
+}

@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import type { Request, Response } from 'express';
+import { ApiError } from '@/core/http/api-error';
+import { type Locale } from '@/core/mail/mail-template';
+import { MailService } from '@/core/mail/mail.service';
+import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
+import type { UserEntity } from '@/modules/users/entities/user.entity';
+import { normalizeEmail, UsersService } from '@/modules/users/users.service';
+import { SIGN_IN_CODE } from './auth.mails';
+import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
+import { EmailCodeService } from './email-code.service';
+import { SessionService } from './session.service';
+import { type ChallengeContext, TwoFactorService } from './two-factor.service';
+
+/**
+ * Email-code sign-in. The request answers the same whether or not the account exists (the account is created
+ * at the first successful verification); every verification failure is the same 400 `invalid_otp`.
+ */
+@Injectable()
+export class SignInService {
+  constructor(
+    private readonly users: UsersService,
+    private readonly codes: EmailCodeService,
+    private readonly mail: MailService,
+    private readonly sessions: SessionService,
+    private readonly twoFactor: TwoFactorService,
+    private readonly limits: RateLimitService,
+  ) {}
+
+  async requestCode(email: string, locale: Locale): Promise<void> {
+    const normalized = normalizeEmail(email);
+    const user = await this.users.findByEmail(normalized);
+    const { code } = await this.codes.issue('sign_in', normalized, { locale });
+    await this.mail.send(
+      SIGN_IN_CODE,
+      { code },
+      { to: normalized, locale: user ? this.users.emailLocale(user) : locale, organizationId: null },
+    );
+  }
+
+  async verifyCode(email: string, code: string, req: Request, res: Response): Promise<UserEntity> {
+    const normalized = normalizeEmail(email);
+    const metadata = await this.codes.consume('sign_in', normalized, code);
+    if (!metadata) {
+      await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, normalized);
+      throw ApiError.badRequest('invalid_otp', 'The code is not valid or has expired.');
+    }
+    const { user } = await this.users.findOrCreate(normalized, metadata.locale === 'en' ? 'en' : 'es');
+    return this.enter(user, req, res);
+  }
+
+  /**
+   * Opens a session for a person whose first factor is proven, or, on a two-factor account, starts the
+   * challenge and answers 401 `two_factor_required`.
+   */
+  async enter(user: UserEntity, req: Request, res: Response, context: ChallengeContext = {}): Promise<UserEntity> {
+    const synced = await this.users.syncPlatformRoles(user);
+    if (synced.twoFactorEnabledAt) {
+      await this.twoFactor.startChallenge(synced, res, context);
+      throw new ApiError(401, 'two_factor_required', 'Enter the code from your authenticator app.');
+    }
+    await this.sessions.open(synced, req, res);
+    return synced;
+  }
+
+  async completeTwoFactor(
+    code: string,
+    req: Request,
+    res: Response,
+  ): Promise<{ user: UserEntity; context: ChallengeContext }> {
+    const { user, context } = await this.twoFactor.completeChallenge(req, res, code);
+    await this.sessions.open(user, req, res);
+    return { user, context };
+  }
+}

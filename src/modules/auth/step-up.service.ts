@@ -1,0 +1,74 @@
+import { Injectable } from '@nestjs/common';
+import type { Response } from 'express';
+import type { Credential } from '@/core/auth/credential';
+import { SignedTokens } from '@/core/auth/signed-tokens';
+import { STEP_UP_TTL_SECONDS } from '@/core/auth/step-up.guard';
+import { ApiError } from '@/core/http/api-error';
+import { COOKIE, CookieService } from '@/core/http/cookies';
+import { MailService } from '@/core/mail/mail.service';
+import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
+import { UsersService } from '@/modules/users/users.service';
+import { STEP_UP_CODE } from './auth.mails';
+import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
+import { EmailCodeService } from './email-code.service';
+import { TwoFactorService } from './two-factor.service';
+
+export interface StepUpChallenge {
+  method: 'totp' | 'email_code';
+  expires_at: string;
+}
+
+/**
+ * Re-confirms the person before a sensitive action: by TOTP when the account has two-factor, else by a 6-digit
+ * code emailed to them. Success sets `svc_step_up` (10 minutes) bound to this session.
+ */
+@Injectable()
+export class StepUpService {
+  constructor(
+    private readonly users: UsersService,
+    private readonly twoFactor: TwoFactorService,
+    private readonly codes: EmailCodeService,
+    private readonly mail: MailService,
+    private readonly tokens: SignedTokens,
+    private readonly cookies: CookieService,
+    private readonly limits: RateLimitService,
+  ) {}
+
+  async request(credential: Credential): Promise<StepUpChallenge> {
+    const sessionId = this.sessionOf(credential);
+    const user = await this.users.getById(credential.userId);
+    if (user.twoFactorEnabledAt) {
+      return { method: 'totp', expires_at: new Date(Date.now() + STEP_UP_TTL_SECONDS * 1000).toISOString() };
+    }
+    const { code, expiresAt } = await this.codes.issue('step_up', sessionId);
+    await this.mail.send(
+      STEP_UP_CODE,
+      { code },
+      { to: user.email, locale: this.users.emailLocale(user), organizationId: null },
+    );
+    return { method: 'email_code', expires_at: expiresAt.toISOString() };
+  }
+
+  async verify(credential: Credential, code: string, res: Response): Promise<void> {
+    const sessionId = this.sessionOf(credential);
+    const user = await this.users.getById(credential.userId);
+    const ok = user.twoFactorEnabledAt
+      ? await this.twoFactor.checkSecondFactor(user, code)
+      : (await this.codes.consume('step_up', sessionId, code)) !== null;
+    if (!ok) {
+      await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, user.email);
+      throw user.twoFactorEnabledAt
+        ? ApiError.badRequest('invalid_totp', 'The code is not valid.')
+        : ApiError.badRequest('invalid_otp', 'The code is not valid or has expired.');
+    }
+    const { token } = this.tokens.sign('step_up', { sid: sessionId }, STEP_UP_TTL_SECONDS);
+    this.cookies.set(res, COOKIE.stepUp, token, STEP_UP_TTL_SECONDS);
+  }
+
+  private sessionOf(credential: Credential): string {
+    if (credential.kind !== 'session' || !credential.sessionId) {
+      throw ApiError.forbidden('Step-up needs a browser session; tokens cannot confirm sensitive actions.');
+    }
+    return credential.sessionId;
+  }
+}

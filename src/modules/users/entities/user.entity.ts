@@ -1,0 +1,51 @@
+import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import type { PlatformRole } from '@/core/auth/credential';
+import type { Locale } from '@/core/mail/mail-template';
+
+export type AgeBracket = 'adult' | 'under_18';
+
+/** Saved avatar choice: the generated avatar's traits and colors (null fields let the seed decide). */
+export interface AvatarChoice {
+  seed: string;
+  head: string | null;
+  expression: string | null;
+  facial_hair: string | null;
+  accessories: string | null;
+  mask: string | null;
+  skin_color: string | null;
+  hair_color: string | null;
+  clothing_color: string | null;
+  background: string | null;
+}
+
+@Entity('users')
+export class UserEntity {
+  @PrimaryGeneratedColumn('uuid') id!: string;
+  @Column('text') email!: string;
+  @Column('text') username!: string;
+  @Column('text', { nullable: true }) name!: string | null;
+  @Column('text', { nullable: true }) headline!: string | null;
+  @Column('text', { nullable: true }) bio!: string | null;
+  @Column('text', { nullable: true }) location!: string | null;
+  @Column('text', { name: 'avatar_url', nullable: true }) avatarUrl!: string | null;
+  @Column('text') locale!: Locale;
+  @Column('boolean', { name: 'public_profile' }) publicProfile!: boolean;
+  @Column('text', { name: 'platform_roles', array: true }) platformRoles!: PlatformRole[];
+  @Column('int', { name: 'token_version' }) tokenVersion!: number;
+  @Column('uuid', { name: 'last_organization_id', nullable: true }) lastOrganizationId!: string | null;
+  @Column('text', { name: 'age_bracket', nullable: true }) ageBracket!: AgeBracket | null;
+  @Column('jsonb', { nullable: true }) avatar!: AvatarChoice | null;
+  @Column('text', { name: 'two_factor_secret', nullable: true }) twoFactorSecret!: string | null;
+  @Column('timestamptz', { name: 'two_factor_enabled_at', nullable: true }) twoFactorEnabledAt!: Date | null;
+  @Column('bigint', {
+    name: 'two_factor_last_step',
+    nullable: true,
+    transformer: { from: (v: string | null) => (v === null ? null : Number(v)), to: (v: number | null) => v },
+  })
+  twoFactorLastStep!: number | null;
+  @Column('timestamptz', { name: 'onboarding_completed_at', nullable: true }) onboardingCompletedAt!: Date | null;
+  @Column('jsonb', { name: 'first_steps' }) firstSteps!: Record<string, 'done' | 'pending'>;
+  @Column('boolean', { name: 'first_steps_hidden' }) firstStepsHidden!: boolean;
+  @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
+  @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;
+}

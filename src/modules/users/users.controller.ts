@@ -1,0 +1,78 @@
+import { Body, Controller, Get, Patch, Put, Req } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { CurrentCredential } from '@/core/auth/access.decorators';
+import type { Credential } from '@/core/auth/credential';
+import { ApiErrors } from '@/core/http/openapi';
+import {
+  CompleteOnboardingDto,
+  IntegrationListDto,
+  OnboardingStatusDto,
+  UpdateFirstStepsDto,
+} from './dto/onboarding.dto';
+import { UpdateProfileDto } from './dto/profile.dto';
+import { UserDto } from './dto/user.dto';
+import { IntegrationsRegistry } from './integrations.registry';
+import { UsersService } from './users.service';
+
+@ApiTags('users')
+@Controller('me')
+export class UsersController {
+  constructor(
+    private readonly users: UsersService,
+    private readonly integrations: IntegrationsRegistry,
+  ) {}
+
+  @Patch('profile')
+  @ApiOperation({
+    summary: 'Update the own profile',
+    description:
+      'Only the fields present are applied. `null` clears headline, bio, location and avatar_url; name, locale and ' +
+      'public_profile cannot be null. Email and password cannot be changed here.',
+  })
+  @ApiOkResponse({ type: UserDto })
+  async updateProfile(@CurrentCredential() credential: Credential, @Body() dto: UpdateProfileDto): Promise<UserDto> {
+    return this.users.toDto(await this.users.updateProfile(credential.userId, dto));
+  }
+
+  @Get('onboarding')
+  @ApiOperation({ summary: 'Onboarding status and the dashboard first steps' })
+  @ApiOkResponse({ type: OnboardingStatusDto })
+  async onboarding(@CurrentCredential() credential: Credential): Promise<OnboardingStatusDto> {
+    return this.users.onboardingStatus(await this.users.getById(credential.userId));
+  }
+
+  @Put('onboarding')
+  @ApiOperation({
+    summary: 'Complete onboarding',
+    description:
+      'Sets name and locale and records the consent `adult_declaration` with the current terms version. ' +
+      'Without `adult_confirmed: true` the answer is 422 `adult_declaration_required`.',
+  })
+  @ApiOkResponse({ type: OnboardingStatusDto })
+  @ApiErrors([422, 'validation_error', 'adult_declaration_required'])
+  completeOnboarding(
+    @CurrentCredential() credential: Credential,
+    @Body() dto: CompleteOnboardingDto,
+    @Req() req: Request,
+  ): Promise<OnboardingStatusDto> {
+    return this.users.completeOnboarding(credential.userId, dto, req.ip ?? null);
+  }
+
+  @Put('onboarding/first-steps')
+  @ApiOperation({ summary: 'Mark first steps done or pending, hide or show the list (idempotent)' })
+  @ApiOkResponse({ type: OnboardingStatusDto })
+  updateFirstSteps(
+    @CurrentCredential() credential: Credential,
+    @Body() dto: UpdateFirstStepsDto,
+  ): Promise<OnboardingStatusDto> {
+    return this.users.updateFirstSteps(credential.userId, dto);
+  }
+
+  @Get('integrations')
+  @ApiOperation({ summary: 'The own integrations (connected applications); empty when none' })
+  @ApiOkResponse({ type: IntegrationListDto })
+  async listIntegrations(@CurrentCredential() credential: Credential): Promise<IntegrationListDto> {
+    return { items: await this.integrations.list(credential.userId) };
+  }
+}

@@ -1,0 +1,106 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { type EntityManager, Repository } from 'typeorm';
+import { SharedCache } from '@/core/cache/cache';
+import { InvalidationBus } from '@/core/cache/invalidation-bus';
+import type { Tx } from '@/core/database/transaction';
+import { UserEntity } from './entities/user.entity';
+
+/**
+ * Accounts are platform-level (not tenant data): a person belongs to several organizations. Reads by id are
+ * cached across instances (every authenticated request needs the account); every write here invalidates.
+ */
+@Injectable()
+export class UsersRepository {
+  private readonly cache: SharedCache<UserEntity>;
+
+  constructor(
+    @InjectRepository(UserEntity) private readonly users: Repository<UserEntity>,
+    bus: InvalidationBus,
+  ) {
+    this.cache = new SharedCache<UserEntity>('user', bus, { max: 50_000, ttlMs: 60_000 });
+  }
+
+  private repo(tx?: Tx | EntityManager): Repository<UserEntity> {
+    if (!tx) return this.users;
+    const manager = 'manager' in tx ? tx.manager : tx;
+    return manager.getRepository(UserEntity);
+  }
+
+  findById(id: string, tx?: Tx): Promise<UserEntity | null> {
+    if (tx) return this.repo(tx).findOneBy({ id });
+    return this.cache.getOrLoad(id, () => this.users.findOneBy({ id }));
+  }
+
+  findByEmail(email: string, tx?: Tx): Promise<UserEntity | null> {
+    return this.repo(tx).findOneBy({ email });
+  }
+
+  findByIds(ids: string[]): Promise<UserEntity[]> {
+    return ids.length === 0
+      ? Promise.resolve([])
+      : this.users.createQueryBuilder('u').where('u.id = ANY(:ids)', { ids }).getMany();
+  }
+
+  usernameTaken(username: string): Promise<boolean> {
+    return this.users.existsBy({ username });
+  }
+
+  /** Creates the account unless the email already has one; returns the account either way. */
+  async insertIfAbsent(
+    values: { email: string; username: string; locale: string; platformRoles: string[]; now: Date },
+    tx?: Tx,
+  ): Promise<{ user: UserEntity; created: boolean }> {
+    const manager = tx?.manager ?? this.users.manager;
+    const rows = await manager.query<{ id: string }[]>(
+      `INSERT INTO users (email, username, locale, platform_roles, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $5)
+       ON CONFLICT (email) DO NOTHING RETURNING id`,
+      [values.email, values.username, values.locale, values.platformRoles, values.now],
+    );
+    const user = await this.repo(tx).findOneByOrFail({ email: values.email });
+    return { user, created: rows.length === 1 };
+  }
+
+  async update(id: string, changes: Partial<UserEntity>, tx?: Tx): Promise<void> {
+    await this.repo(tx).update({ id }, { ...changes, updatedAt: new Date() });
+    await this.cache.invalidate(id, tx);
+  }
+
+  /** Raises token_version (ending every access token issued before) and returns the new value. */
+  async raiseTokenVersion(id: string, tx?: Tx): Promise<number> {
+    const manager = tx?.manager ?? this.users.manager;
+    const [rows] = await manager.query<[{ token_version: number }[], number]>(
+      `UPDATE users SET token_version = token_version + 1, updated_at = now() WHERE id = $1 RETURNING token_version`,
+      [id],
+    );
+    await this.cache.invalidate(id, tx);
+    return rows[0].token_version;
+  }
+
+  /** Records the TOTP time step just accepted, only if it is newer than the last one (a code works once). */
+  async acceptTotpStep(id: string, step: number): Promise<boolean> {
+    const [, count] = await this.users.manager.query<[unknown[], number]>(
+      `UPDATE users SET two_factor_last_step = $2
+       WHERE id = $1 AND (two_factor_last_step IS NULL OR two_factor_last_step < $2)`,
+      [id, step],
+    );
+    await this.cache.invalidate(id);
+    return count === 1;
+  }
+
+  async recordConsent(
+    userId: string,
+    kind: string,
+    termsVersion: string,
+    ipFingerprint: string | null,
+    now: Date,
+    tx?: Tx,
+  ): Promise<void> {
+    const manager = tx?.manager ?? this.users.manager;
+    await manager.query(
+      `INSERT INTO consents (user_id, kind, terms_version, ip_fingerprint, granted_at) VALUES ($1, $2, $3, $4, $5)`,
+      [userId, kind, termsVersion, ipFingerprint, now],
+    );
+  }
+}

@@ -1,0 +1,238 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@/config/app-config';
+import { AuditService } from '@/core/audit/audit.service';
+import { Clock } from '@/core/clock/clock';
+import type { PlatformRole } from '@/core/auth/credential';
+import { CryptoService } from '@/core/crypto/crypto.service';
+import type { Tx } from '@/core/database/transaction';
+import { ApiError } from '@/core/http/api-error';
+import { type Locale, resolveLocale } from '@/core/mail/mail-template';
+import type { UserDto } from './dto/user.dto';
+import type { UpdateProfileDto } from './dto/profile.dto';
+import {
+  type CompleteOnboardingDto,
+  FIRST_STEPS,
+  type FirstStep,
+  type OnboardingStatusDto,
+  type StepState,
+  type UpdateFirstStepsDto,
+} from './dto/onboarding.dto';
+import type { AvatarChoice, UserEntity } from './entities/user.entity';
+import { UsersRepository } from './users.repository';
+
+/** Version of the terms the adult declaration is recorded against. */
+export const TERMS_VERSION = '2026-09-01';
+
+@Injectable()
+export class UsersService {
+  constructor(
+    private readonly users: UsersRepository,
+    private readonly clock: Clock,
+    private readonly crypto: CryptoService,
+    private readonly audit: AuditService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  findById(id: string, tx?: Tx): Promise<UserEntity | null> {
+    return this.users.findById(id, tx);
+  }
+
+  async getById(id: string): Promise<UserEntity> {
+    const user = await this.users.findById(id);
+    if (!user) throw ApiError.unauthorized();
+    return user;
+  }
+
+  findByEmail(email: string, tx?: Tx): Promise<UserEntity | null> {
+    return this.users.findByEmail(normalizeEmail(email), tx);
+  }
+
+  findByIds(ids: string[]): Promise<UserEntity[]> {
+    return this.users.findByIds(ids);
+  }
+
+  /** The account of this email, created on first use (sign-in or accepted invitation). */
+  async findOrCreate(email: string, locale: Locale, tx?: Tx): Promise<{ user: UserEntity; created: boolean }> {
+    const normalized = normalizeEmail(email);
+    const existing = await this.users.findByEmail(normalized, tx);
+    if (existing) return { user: existing, created: false };
+    for (let attempt = 0; ; attempt++) {
+      const username = await this.freeUsername(normalized, attempt);
+      try {
+        return await this.users.insertIfAbsent(
+          {
+            email: normalized,
+            username,
+            locale,
+            platformRoles: this.platformRolesFor(normalized, []),
+            now: this.clock.now(),
+          },
+          tx,
+        );
+      } catch (err) {
+        // Two new accounts chose the same handle at once: pick another.
+        if (attempt < 5 && (err as { driverError?: { code?: string } }).driverError?.code === '23505') continue;
+        throw err;
+      }
+    }
+  }
+
+  /** `platform_admin` follows PLATFORM_ADMIN_EMAILS at each sign-in; other roles are kept. */
+  async syncPlatformRoles(user: UserEntity, tx?: Tx): Promise<UserEntity> {
+    const roles = this.platformRolesFor(user.email, user.platformRoles);
+    if (roles.length === user.platformRoles.length && roles.every((r) => user.platformRoles.includes(r))) return user;
+    await this.users.update(user.id, { platformRoles: roles }, tx);
+    return { ...user, platformRoles: roles };
+  }
+
+  private platformRolesFor(email: string, current: PlatformRole[]): PlatformRole[] {
+    const others = current.filter((r) => r !== 'platform_admin');
+    return this.config.platformAdminEmails.includes(email) ? ['platform_admin', ...others] : others;
+  }
+
+  /** A handle from the email's local part; with a random suffix when taken (or on a retry). */
+  private async freeUsername(email: string, attempt: number): Promise<string> {
+    const base = (email.split('@')[0] ?? '')
+      .replace(/[^a-z0-9]/g, '')
+      .slice(0, 20)
+      .padEnd(3, '0');
+    let candidate =
+      attempt === 0 ? base : `${base}-${this.crypto.randomFromAlphabet('abcdefghjkmnpqrstuvwxyz23456789', 4)}`;
+    while (await this.users.usernameTaken(candidate)) {
+      candidate = `${base}-${this.crypto.randomFromAlphabet('abcdefghjkmnpqrstuvwxyz23456789', 4)}`;
+    }
+    return candidate;
+  }
+
+  toDto(user: UserEntity): UserDto {
+    return {
+      id: user.id,
+      email: user.email,
+      username: user.username,
+      name: user.name,
+      headline: user.headline,
+      bio: user.bio,
+      location: user.location,
+      avatar_url: user.avatarUrl,
+      locale: user.locale,
+      public_profile: user.publicProfile,
+      platform_roles: user.platformRoles,
+      two_factor_enabled: user.twoFactorEnabledAt !== null,
+      onboarding_completed: user.onboardingCompletedAt !== null,
+      last_organization_id: user.lastOrganizationId,
+      avatar_svg_url: `${this.config.baseUrl}/api/v1/users/${user.id}/avatar.svg?v=${avatarVersion(user.avatar)}`,
+      created_at: user.createdAt.toISOString(),
+    };
+  }
+
+  async updateProfile(userId: string, dto: UpdateProfileDto): Promise<UserEntity> {
+    const changes: Partial<UserEntity> = {};
+    if (dto.name !== undefined) changes.name = dto.name;
+    if (dto.headline !== undefined) changes.headline = dto.headline || null;
+    if (dto.bio !== undefined) changes.bio = dto.bio;
+    if (dto.location !== undefined) changes.location = dto.location || null;
+    if (dto.avatar_url !== undefined) changes.avatarUrl = dto.avatar_url;
+    if (dto.locale !== undefined) changes.locale = dto.locale;
+    if (dto.public_profile !== undefined) changes.publicProfile = dto.public_profile;
+    if (Object.keys(changes).length > 0) await this.users.update(userId, changes);
+    return this.getById(userId);
+  }
+
+  async saveAvatar(userId: string, choice: AvatarChoice): Promise<void> {
+    await this.users.update(userId, { avatar: choice });
+  }
+
+  setLastOrganization(userId: string, organizationId: string | null, tx?: Tx): Promise<void> {
+    return this.users.update(userId, { lastOrganizationId: organizationId }, tx);
+  }
+
+  raiseTokenVersion(userId: string, tx?: Tx): Promise<number> {
+    return this.users.raiseTokenVersion(userId, tx);
+  }
+
+  changeEmail(userId: string, email: string, tx?: Tx): Promise<void> {
+    return this.users.update(userId, { email: normalizeEmail(email) }, tx);
+  }
+
+  acceptTotpStep(userId: string, step: number): Promise<boolean> {
+    return this.users.acceptTotpStep(userId, step);
+  }
+
+  setTwoFactor(
+    userId: string,
+    changes: Pick<Partial<UserEntity>, 'twoFactorSecret' | 'twoFactorEnabledAt' | 'twoFactorLastStep'>,
+    tx?: Tx,
+  ): Promise<void> {
+    return this.users.update(userId, changes, tx);
+  }
+
+  onboardingStatus(user: UserEntity): OnboardingStatusDto {
+    const steps = Object.fromEntries(FIRST_STEPS.map((s) => [s, user.firstSteps[s] ?? 'pending'])) as Record<
+      FirstStep,
+      StepState
+    >;
+    return {
+      completed: user.onboardingCompletedAt !== null,
+      first_steps: steps,
+      first_steps_hidden: user.firstStepsHidden,
+    };
+  }
+
+  /** Completes onboarding; the adult declaration is recorded as a consent with the current terms version. */
+  async completeOnboarding(
+    userId: string,
+    dto: CompleteOnboardingDto,
+    ip: string | null,
+  ): Promise<OnboardingStatusDto> {
+    if (dto.adult_confirmed !== true) {
+      throw ApiError.unprocessable(
+        'adult_declaration_required',
+        'Confirm that you are an adult to continue.',
+        'adult_confirmed',
+      );
+    }
+    const now = this.clock.now();
+    const user = await this.getById(userId);
+    await this.users.update(userId, {
+      name: dto.name,
+      locale: dto.locale,
+      ageBracket: 'adult',
+      onboardingCompletedAt: user.onboardingCompletedAt ?? now,
+    });
+    await this.users.recordConsent(
+      userId,
+      'adult_declaration',
+      TERMS_VERSION,
+      ip ? this.audit.ipFingerprint(ip) : null,
+      now,
+    );
+    return this.onboardingStatus(await this.getById(userId));
+  }
+
+  async updateFirstSteps(userId: string, dto: UpdateFirstStepsDto): Promise<OnboardingStatusDto> {
+    const user = await this.getById(userId);
+    await this.users.update(userId, {
+      firstSteps: { ...user.firstSteps, ...dto.steps },
+      firstStepsHidden: dto.hidden ?? user.firstStepsHidden,
+    });
+    return this.onboardingStatus(await this.getById(userId));
+  }
+
+  /** The person's language for email: their own, else the organization's, else Spanish. */
+  emailLocale(user: Pick<UserEntity, 'locale'> | null, organizationLocale?: string | null): Locale {
+    return resolveLocale(user?.locale, organizationLocale);
+  }
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** A short fingerprint of the avatar choice, used to bust caches when it changes. */
+export function avatarVersion(choice: AvatarChoice | null): string {
+  return createHash('sha256')
+    .update(JSON.stringify(choice ?? {}))
+    .digest('hex')
+    .slice(0, 12);
+}
