@@ -29,7 +29,7 @@ export function authenticateWith(name: StrategyName, req: Request, res: Response
       else resolve(user || null);
     }) as (req: Request, res: Response, next: (err?: unknown) => void) => void;
     handler(req, res, (err?: unknown) =>
-      err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(null),
+      err ? reject(err instanceof Error ? err : new Error('Credential strategy failed')) : resolve(null),
     );
   });
 }
