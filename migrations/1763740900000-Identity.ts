@@ -74,7 +74,9 @@ export class Identity1763740900000 implements MigrationInterface {
         impersonator_id uuid NULL REFERENCES users (id) ON DELETE CASCADE,
         impersonation_expires_at timestamptz NULL
       )`);
-    await q.query(`CREATE INDEX sessions_user_live_idx ON sessions (user_id, created_at DESC) WHERE revoked_at IS NULL`);
+    await q.query(
+      `CREATE INDEX sessions_user_live_idx ON sessions (user_id, created_at DESC) WHERE revoked_at IS NULL`,
+    );
 
     // Rotated-out tokens stay (rotated_at set) so that presenting one again is recognised as reuse.
     await q.query(`
@@ -116,7 +118,15 @@ export class Identity1763740900000 implements MigrationInterface {
   }
 
   async down(q: QueryRunner): Promise<void> {
-    for (const table of ['consents', 'auth_challenges', 'refresh_tokens', 'sessions', 'email_codes', 'recovery_codes', 'users']) {
+    for (const table of [
+      'consents',
+      'auth_challenges',
+      'refresh_tokens',
+      'sessions',
+      'email_codes',
+      'recovery_codes',
+      'users',
+    ]) {
       await q.query(`DROP TABLE ${table}`);
     }
   }
