@@ -51,7 +51,7 @@ export async function requestSignInCode(
     .post('/api/v1/auth/otp/request')
     .send(locale ? { email, locale } : { email })
     .expect(200);
-  return codeFrom(await t.mail.waitForTo(email, { after: before }));
+  return codeFrom(await t.mail.waitForTo(email, { after: before, subject: /código de acceso|sign-in code/ }));
 }
 
 /** Signs a new (or existing) person in through the email code, with a cookie jar and client address of their own. */

@@ -72,7 +72,8 @@ export class TwoFactorService {
     const otpauthUri = speakeasy.otpauthURL({
       secret,
       encoding: 'base32',
-      label: user.email,
+      // `Issuer:account`, the label form authenticator apps group and display best (speakeasy does not encode it).
+      label: `${encodeURIComponent(TOTP_ISSUER)}:${encodeURIComponent(user.email)}`,
       issuer: TOTP_ISSUER,
       algorithm: 'sha1',
       digits: 6,
