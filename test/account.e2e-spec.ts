@@ -415,7 +415,7 @@ describe('Own account: sessions, two-factor, step-up, email change, profile, onb
             .expect(202);
       }
       expect(sent).toBe(20);
-      await people[0]!.agent
+      await people[0].agent
         .post('/api/v1/me/email-change')
         .send({ email: t.nextEmail('ipl') })
         .expect(429);
