@@ -5,5 +5,6 @@
  */
 import { Foundation1763740800000 } from './1763740800000-Foundation';
 import { Identity1763740900000 } from './1763740900000-Identity';
+import { Tenancy1763741000000 } from './1763741000000-Tenancy';
 
-export const MIGRATIONS = [Foundation1763740800000, Identity1763740900000];
+export const MIGRATIONS = [Foundation1763740800000, Identity1763740900000, Tenancy1763741000000];

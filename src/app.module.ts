@@ -1,13 +1,27 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '@/config/app-config';
 import { CoreModule } from '@/core/core.module';
+import { ApiKeysModule } from '@/modules/api-keys/api-keys.module';
 import { AuthModule } from '@/modules/auth/auth.module';
+import { AvatarsModule } from '@/modules/avatars/avatars.module';
 import { HealthModule } from '@/modules/health/health.module';
+import { OrganizationsModule } from '@/modules/organizations/organizations.module';
 import { UsersModule } from '@/modules/users/users.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
-    return { module: AppModule, imports: [CoreModule.forRoot(config), HealthModule, UsersModule, AuthModule] };
+    return {
+      module: AppModule,
+      imports: [
+        CoreModule.forRoot(config),
+        HealthModule,
+        UsersModule,
+        AuthModule,
+        OrganizationsModule,
+        ApiKeysModule,
+        AvatarsModule,
+      ],
+    };
   }
 }

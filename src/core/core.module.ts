@@ -5,6 +5,7 @@ import { ConfigModule } from '@/config/config.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthCoreModule } from './auth/auth-core.module';
 import { CredentialGuard } from './auth/credential.guard';
+import { OrgScopeGuard } from './auth/org-scope.guard';
 import { StepUpGuard } from './auth/step-up.guard';
 import { CacheModule } from './cache/cache.module';
 import { ClockModule } from './clock/clock.module';
@@ -42,8 +43,9 @@ export class CoreModule {
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
-        // Order matters: who is calling, then what they may do, then how often.
+        // Order matters: who is calling, where (organization and role), what they may do, then how often.
         { provide: APP_GUARD, useExisting: CredentialGuard },
+        { provide: APP_GUARD, useExisting: OrgScopeGuard },
         { provide: APP_GUARD, useExisting: StepUpGuard },
         { provide: APP_GUARD, useExisting: RateLimitGuard },
       ],

@@ -8,6 +8,19 @@ import { type AuthenticatedRequest, hasPlatformRole, type PlatformRole } from '.
 import { authenticateWith, BEARER_PREFIXES, STRATEGY, type StrategyName, strategyRegistered } from './strategies';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Query parameters that carry credentials by convention (`token` is left out: signed unsubscribe links use it). */
+const CREDENTIAL_PARAMS = new Set(['access_token', 'api_key', 'apikey']);
+
+/** A credential parameter, or any value that is one of our bearer tokens. */
+function hasTokenInQuery(query: Record<string, unknown>): boolean {
+  return Object.entries(query).some(
+    ([key, value]) =>
+      CREDENTIAL_PARAMS.has(key.toLowerCase()) ||
+      (Array.isArray(value) ? value : [value]).some(
+        (v) => typeof v === 'string' && BEARER_PREFIXES.some(([prefix]) => v.startsWith(prefix)),
+      ),
+  );
+}
 
 /**
  * Global and deny-by-default. An operation not marked `@Public()` needs a credential: a bearer token
@@ -20,9 +33,13 @@ export class CredentialGuard implements CanActivate {
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
+    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    // Tokens never belong in a URL (they end up in logs, history and Referer headers): refuse them outright.
+    if (hasTokenInQuery(req.query)) {
+      throw ApiError.badRequest('token_in_query', 'Send tokens in the Authorization header, never in the URL.');
+    }
     if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets)) return true;
 
-    const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const res = context.switchToHttp().getResponse<Response>();
     const strategy = this.strategyFor(req);
     const credential = strategy && strategyRegistered(strategy) ? await authenticateWith(strategy, req, res) : null;

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { UsersModule } from '@/modules/users/users.module';
+import { ApiKeysController } from './api-keys.controller';
+import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeysService } from './api-keys.service';
+import { PersonalTokenStrategy } from './personal-token.strategy';
+
+@Module({
+  imports: [UsersModule],
+  controllers: [ApiKeysController],
+  providers: [ApiKeysRepository, ApiKeysService, PersonalTokenStrategy],
+})
+export class ApiKeysModule {}

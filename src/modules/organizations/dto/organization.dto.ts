@@ -1,0 +1,171 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsOptional, IsString, IsUrl, IsUUID, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+
+const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
+const presentAndNotNull = (_: object, v: unknown): boolean => v !== undefined && v !== null;
+const present = (_: object, v: unknown): boolean => v !== undefined;
+const COLOR = /^#[0-9A-Fa-f]{6}$/;
+
+export class CreateOrganizationDto {
+  @ApiProperty({ minLength: 1, maxLength: 120, example: 'Universidad de Ejemplo' })
+  @Transform(trim)
+  @IsString()
+  @Length(1, 120)
+  name!: string;
+
+  @ApiPropertyOptional({ pattern: '^[a-z0-9-]{3,60}$', description: 'Derived from the name when absent' })
+  @IsOptional()
+  @Matches(/^[a-z0-9-]{3,60}$/, { message: 'slug must be 3..60 of a-z, 0-9 and -' })
+  slug?: string;
+
+  @ApiPropertyOptional({ enum: ['es', 'en'], default: 'es' })
+  @IsOptional()
+  @IsIn(['es', 'en'])
+  locale?: 'es' | 'en';
+}
+
+/** Only the fields present are applied; `null` clears the nullable ones. */
+export class UpdateOrganizationDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 120 })
+  @ValidateIf(present)
+  @Transform(trim)
+  @IsString()
+  @Length(1, 120)
+  name?: string;
+
+  @ApiPropertyOptional({ nullable: true, type: String, format: 'uri', maxLength: 512 })
+  @ValidateIf(presentAndNotNull)
+  @MaxLength(512)
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true })
+  logo_url?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, type: String, pattern: '^#[0-9A-Fa-f]{6}$' })
+  @ValidateIf(presentAndNotNull)
+  @Matches(COLOR, { message: 'brand_color must be #RRGGBB' })
+  brand_color?: string | null;
+
+  @ApiPropertyOptional({ enum: ['es', 'en'] })
+  @ValidateIf(present)
+  @IsIn(['es', 'en'])
+  locale?: 'es' | 'en';
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    maxLength: 200,
+    description: 'Certificate template: issuer name',
+  })
+  @ValidateIf(presentAndNotNull)
+  @IsString()
+  @MaxLength(200)
+  issuer_name?: string | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    maxLength: 200,
+    description: 'Certificate template: signer name',
+  })
+  @ValidateIf(presentAndNotNull)
+  @IsString()
+  @MaxLength(200)
+  signature_name?: string | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    maxLength: 200,
+    description: 'Certificate template: signer title',
+  })
+  @ValidateIf(presentAndNotNull)
+  @IsString()
+  @MaxLength(200)
+  signature_title?: string | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    format: 'uri',
+    maxLength: 512,
+    description: 'Certificate template: logo',
+  })
+  @ValidateIf(presentAndNotNull)
+  @MaxLength(512)
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true })
+  cert_logo_url?: string | null;
+
+  @ApiPropertyOptional({ nullable: true, type: String, maxLength: 500, description: 'Certificate template: footer' })
+  @ValidateIf(presentAndNotNull)
+  @IsString()
+  @MaxLength(500)
+  footer_text?: string | null;
+
+  @ApiPropertyOptional({
+    nullable: true,
+    type: String,
+    pattern: '^#[0-9A-Fa-f]{6}$',
+    description: 'Certificate template: accent',
+  })
+  @ValidateIf(presentAndNotNull)
+  @Matches(COLOR, { message: 'accent_color must be #RRGGBB' })
+  accent_color?: string | null;
+}
+
+export class CertificateTemplateDto {
+  @ApiProperty({ nullable: true, type: String }) issuer_name!: string | null;
+  @ApiProperty({ nullable: true, type: String }) signature_name!: string | null;
+  @ApiProperty({ nullable: true, type: String }) signature_title!: string | null;
+  @ApiProperty({ nullable: true, type: String }) logo_url!: string | null;
+  @ApiProperty({ nullable: true, type: String }) footer_text!: string | null;
+  @ApiProperty({ nullable: true, type: String, pattern: '^#[0-9A-Fa-f]{6}$' }) accent_color!: string | null;
+}
+
+export class OrganizationDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() name!: string;
+  @ApiProperty() slug!: string;
+  @ApiProperty({ enum: ['es', 'en'] }) locale!: string;
+  @ApiProperty({ nullable: true, type: String }) logo_url!: string | null;
+  @ApiProperty({ nullable: true, type: String }) brand_color!: string | null;
+  @ApiProperty({ enum: ['active', 'suspended'] }) status!: string;
+  @ApiProperty({ example: 'free' }) plan!: string;
+  @ApiProperty({ type: CertificateTemplateDto }) certificate_template!: CertificateTemplateDto;
+  @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class OrganizationWithRoleDto {
+  @ApiProperty({ type: OrganizationDto }) organization!: OrganizationDto;
+  @ApiProperty({ enum: ['owner', 'admin', 'teacher', 'student'] }) role!: string;
+}
+
+export class MyOrganizationsDto {
+  @ApiProperty({ type: [OrganizationWithRoleDto] }) organizations!: OrganizationWithRoleDto[];
+  @ApiProperty({ nullable: true, type: String, format: 'uuid' }) active_organization_id!: string | null;
+}
+
+export class ActiveOrganizationDto {
+  @ApiProperty({ format: 'uuid' })
+  @IsUUID()
+  organization_id!: string;
+}
+
+export class UsageDto {
+  @ApiProperty({ example: 'free' }) plan!: string;
+  @ApiProperty({ example: { used: 12, limit: null }, description: 'limit null = unlimited' })
+  members!: { used: number; limit: number | null };
+  @ApiProperty({ description: "Enrollments of the organization's people in courses" }) courses_enrolled!: number;
+  @ApiProperty({
+    example: { requests_used: 0, requests_limit: null },
+    description: 'AI consumption this month; limit null = unlimited',
+  })
+  ai!: { requests_used: number; requests_limit: number | null };
+}
+
+export class SuspendDto {
+  @ApiProperty({ minLength: 1, maxLength: 500 })
+  @Transform(trim)
+  @IsString()
+  @Length(1, 500)
+  reason!: string;
+}

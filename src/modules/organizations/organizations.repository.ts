@@ -1,0 +1,145 @@
+import { Injectable } from '@nestjs/common';
+import { InjectRepository } from '@nestjs/typeorm';
+import { DataSource, type EntityManager, Repository } from 'typeorm';
+import { SharedCache } from '@/core/cache/cache';
+import { InvalidationBus } from '@/core/cache/invalidation-bus';
+import type { Membership, OrgRole } from '@/core/auth/tenancy';
+import type { Tx } from '@/core/database/transaction';
+import { OrganizationEntity } from './entities/organization.entity';
+
+export interface MembershipRow {
+  organization_id: string;
+  user_id: string;
+  role: OrgRole;
+  joined_at: Date;
+}
+
+/**
+ * Organizations and memberships. Both are read on every scoped request, so reads by id are cached across
+ * instances and every write here invalidates them.
+ */
+@Injectable()
+export class OrganizationsRepository {
+  private readonly orgCache: SharedCache<OrganizationEntity>;
+  private readonly membershipCache: SharedCache<Membership>;
+
+  constructor(
+    @InjectRepository(OrganizationEntity) private readonly orgs: Repository<OrganizationEntity>,
+    private readonly dataSource: DataSource,
+    bus: InvalidationBus,
+  ) {
+    this.orgCache = new SharedCache<OrganizationEntity>('organization', bus, { max: 20_000, ttlMs: 60_000 });
+    this.membershipCache = new SharedCache<Membership>('membership', bus, { max: 200_000, ttlMs: 60_000 });
+  }
+
+  private db(tx?: Tx): EntityManager {
+    return tx?.manager ?? this.dataSource.manager;
+  }
+
+  findById(id: string, tx?: Tx): Promise<OrganizationEntity | null> {
+    if (tx) return tx.manager.getRepository(OrganizationEntity).findOneBy({ id });
+    return this.orgCache.getOrLoad(id, () => this.orgs.findOneBy({ id }));
+  }
+
+  findByIds(ids: string[]): Promise<OrganizationEntity[]> {
+    return ids.length
+      ? this.orgs.createQueryBuilder('o').where('o.id = ANY(:ids)', { ids }).getMany()
+      : Promise.resolve([]);
+  }
+
+  slugTaken(slug: string): Promise<boolean> {
+    return this.orgs.existsBy({ slug });
+  }
+
+  async insert(values: Partial<OrganizationEntity>, tx: Tx): Promise<OrganizationEntity> {
+    const repo = tx.manager.getRepository(OrganizationEntity);
+    const saved = await repo.save(repo.create(values));
+    return saved;
+  }
+
+  async update(id: string, changes: Partial<OrganizationEntity>, tx?: Tx): Promise<void> {
+    await (tx?.manager.getRepository(OrganizationEntity) ?? this.orgs).update(
+      { id },
+      { ...changes, updatedAt: new Date() },
+    );
+    await this.orgCache.invalidate(id, tx);
+  }
+
+  membership(organizationId: string, userId: string): Promise<Membership | null> {
+    return this.membershipCache.getOrLoad(`${organizationId}:${userId}`, async () => {
+      const rows = await this.dataSource.query<MembershipRow[]>(
+        `SELECT organization_id, user_id, role FROM memberships WHERE organization_id = $1 AND user_id = $2`,
+        [organizationId, userId],
+      );
+      const row = rows[0];
+      return row ? { organizationId: row.organization_id, userId: row.user_id, role: row.role } : null;
+    });
+  }
+
+  async membershipsOf(userId: string): Promise<MembershipRow[]> {
+    return this.dataSource.query<MembershipRow[]>(
+      `SELECT organization_id, user_id, role, joined_at FROM memberships WHERE user_id = $1 ORDER BY joined_at`,
+      [userId],
+    );
+  }
+
+  /** Adds the membership; false when the person already is a member (the existing role is kept). */
+  async addMember(organizationId: string, userId: string, role: OrgRole, now: Date, tx?: Tx): Promise<boolean> {
+    const rows = await this.db(tx).query<{ user_id: string }[]>(
+      `INSERT INTO memberships (organization_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id`,
+      [organizationId, userId, role, now],
+    );
+    await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
+    return rows.length === 1;
+  }
+
+  async setRole(organizationId: string, userId: string, role: OrgRole, tx?: Tx): Promise<void> {
+    await this.db(tx).query(`UPDATE memberships SET role = $3 WHERE organization_id = $1 AND user_id = $2`, [
+      organizationId,
+      userId,
+      role,
+    ]);
+    await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
+  }
+
+  async removeMember(organizationId: string, userId: string, tx?: Tx): Promise<boolean> {
+    const [, count] = await this.db(tx).query<[unknown[], number]>(
+      `DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2`,
+      [organizationId, userId],
+    );
+    await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
+    return count === 1;
+  }
+
+  /** Locks the organization's memberships row set for a role change (no two changes can remove the last owner). */
+  async lockMembers(organizationId: string, tx: Tx): Promise<void> {
+    await tx.manager.query(`SELECT 1 FROM organizations WHERE id = $1 FOR UPDATE`, [organizationId]);
+  }
+
+  async countByRole(organizationId: string, role: OrgRole, tx?: Tx): Promise<number> {
+    const [row] = await this.db(tx).query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1 AND role = $2`,
+      [organizationId, role],
+    );
+    return row?.n ?? 0;
+  }
+
+  async countMembers(organizationId: string): Promise<number> {
+    const [row] = await this.dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1`,
+      [organizationId],
+    );
+    return row?.n ?? 0;
+  }
+
+  /** Whether two people share at least one organization. */
+  async shareAnOrganization(a: string, b: string): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(
+      `SELECT 1 FROM memberships m1 JOIN memberships m2 ON m2.organization_id = m1.organization_id
+       WHERE m1.user_id = $1 AND m2.user_id = $2 LIMIT 1`,
+      [a, b],
+    );
+    return rows.length > 0;
+  }
+}

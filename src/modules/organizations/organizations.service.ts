@@ -1,0 +1,308 @@
+import { Injectable } from '@nestjs/common';
+import { AuditService } from '@/core/audit/audit.service';
+import type { Credential } from '@/core/auth/credential';
+import { type Membership, type OrgRole, TenancyResolver } from '@/core/auth/tenancy';
+import { Clock } from '@/core/clock/clock';
+import { CryptoService } from '@/core/crypto/crypto.service';
+import { type Tx, TransactionRunner } from '@/core/database/transaction';
+import { ApiError } from '@/core/http/api-error';
+import { UsersService } from '@/modules/users/users.service';
+import type {
+  CreateOrganizationDto,
+  MyOrganizationsDto,
+  OrganizationDto,
+  OrganizationWithRoleDto,
+  UpdateOrganizationDto,
+  UsageDto,
+} from './dto/organization.dto';
+import type { OrganizationEntity } from './entities/organization.entity';
+import { OrganizationsRepository } from './organizations.repository';
+
+/** Counts of other areas shown in plan usage (enrollments, AI requests), registered by those areas. */
+export type UsageCounter = (organizationId: string) => Promise<number>;
+
+/** UPDATE fields of the organization and the column each one sets. */
+const UPDATABLE: Record<keyof UpdateOrganizationDto, keyof OrganizationEntity> = {
+  name: 'name',
+  logo_url: 'logoUrl',
+  brand_color: 'brandColor',
+  locale: 'locale',
+  issuer_name: 'certIssuerName',
+  signature_name: 'certSignatureName',
+  signature_title: 'certSignatureTitle',
+  cert_logo_url: 'certLogoUrl',
+  footer_text: 'certFooterText',
+  accent_color: 'certAccentColor',
+};
+
+@Injectable()
+export class OrganizationsService extends TenancyResolver {
+  private readonly counters = new Map<'courses_enrolled' | 'ai_requests', UsageCounter>();
+
+  constructor(
+    private readonly orgs: OrganizationsRepository,
+    private readonly users: UsersService,
+    private readonly audit: AuditService,
+    private readonly clock: Clock,
+    private readonly crypto: CryptoService,
+    private readonly transactions: TransactionRunner,
+  ) {
+    super();
+  }
+
+  // TenancyResolver: the org-scope guard's questions.
+  membership(organizationId: string, userId: string): Promise<Membership | null> {
+    return this.orgs.membership(organizationId, userId);
+  }
+
+  async isSuspended(organizationId: string): Promise<boolean> {
+    return (await this.orgs.findById(organizationId))?.status === 'suspended';
+  }
+
+  registerUsageCounter(name: 'courses_enrolled' | 'ai_requests', counter: UsageCounter): void {
+    this.counters.set(name, counter);
+  }
+
+  findById(id: string): Promise<OrganizationEntity | null> {
+    return this.orgs.findById(id);
+  }
+
+  async getById(id: string): Promise<OrganizationEntity> {
+    const org = await this.orgs.findById(id);
+    if (!org) throw ApiError.notFound();
+    return org;
+  }
+
+  toDto(org: OrganizationEntity): OrganizationDto {
+    return {
+      id: org.id,
+      name: org.name,
+      slug: org.slug,
+      locale: org.locale,
+      logo_url: org.logoUrl,
+      brand_color: org.brandColor,
+      status: org.status,
+      plan: org.plan,
+      certificate_template: {
+        issuer_name: org.certIssuerName,
+        signature_name: org.certSignatureName,
+        signature_title: org.certSignatureTitle,
+        logo_url: org.certLogoUrl,
+        footer_text: org.certFooterText,
+        accent_color: org.certAccentColor,
+      },
+      created_at: org.createdAt.toISOString(),
+    };
+  }
+
+  /** The caller becomes owner, and the new organization their active one. */
+  async create(
+    credential: Credential,
+    dto: CreateOrganizationDto,
+    ip: string | undefined,
+  ): Promise<OrganizationWithRoleDto> {
+    const user = await this.users.getById(credential.userId);
+    if (user.ageBracket === 'under_18') throw ApiError.forbidden('Underage learners cannot create organizations.');
+    const slug = dto.slug ?? (await this.freeSlug(dto.name));
+    if (dto.slug && (await this.orgs.slugTaken(dto.slug)))
+      throw ApiError.conflict('slug_taken', 'That slug is already in use.');
+    const now = this.clock.now();
+    const org = await this.transactions
+      .run(async (tx) => {
+        const created = await this.orgs.insert(
+          {
+            name: dto.name,
+            slug,
+            locale: dto.locale ?? user.locale,
+            status: 'active',
+            plan: 'free',
+            createdBy: user.id,
+            createdAt: now,
+            updatedAt: now,
+          },
+          tx,
+        );
+        await this.orgs.addMember(created.id, user.id, 'owner', now, tx);
+        await this.users.setLastOrganization(user.id, created.id, tx);
+        await this.audit.record(
+          {
+            action: 'organization.created',
+            actorId: user.id,
+            organizationId: created.id,
+            targetType: 'organization',
+            targetId: created.id,
+            ip,
+          },
+          tx,
+        );
+        return created;
+      })
+      .catch((err: unknown) => {
+        if ((err as { driverError?: { constraint?: string } }).driverError?.constraint === 'organizations_slug_uq') {
+          throw ApiError.conflict('slug_taken', 'That slug is already in use.');
+        }
+        throw err;
+      });
+    return { organization: this.toDto(org), role: 'owner' };
+  }
+
+  async update(
+    organizationId: string,
+    dto: UpdateOrganizationDto,
+    actorId: string,
+    ip: string | undefined,
+  ): Promise<OrganizationDto> {
+    const changes: Partial<OrganizationEntity> = {};
+    const changed: string[] = [];
+    for (const [field, column] of Object.entries(UPDATABLE) as [
+      keyof UpdateOrganizationDto,
+      keyof OrganizationEntity,
+    ][]) {
+      if (dto[field] === undefined) continue;
+      (changes as Record<string, unknown>)[column] = dto[field];
+      changed.push(field);
+    }
+    if (changed.length > 0) {
+      await this.transactions.run(async (tx) => {
+        await this.orgs.update(organizationId, changes, tx);
+        await this.audit.record(
+          {
+            action: 'organization.updated',
+            actorId,
+            organizationId,
+            targetType: 'organization',
+            targetId: organizationId,
+            ip,
+            metadata: { fields: changed },
+          },
+          tx,
+        );
+      });
+    }
+    return this.toDto(await this.getById(organizationId));
+  }
+
+  async myOrganizations(userId: string): Promise<MyOrganizationsDto> {
+    const [user, memberships] = await Promise.all([this.users.getById(userId), this.orgs.membershipsOf(userId)]);
+    const orgs = new Map((await this.orgs.findByIds(memberships.map((m) => m.organization_id))).map((o) => [o.id, o]));
+    const items = memberships
+      .filter((m) => orgs.has(m.organization_id))
+      .map((m) => ({ organization: this.toDto(orgs.get(m.organization_id)!), role: m.role }));
+    const active = memberships.some((m) => m.organization_id === user.lastOrganizationId)
+      ? user.lastOrganizationId
+      : null;
+    return { organizations: items, active_organization_id: active };
+  }
+
+  async setActive(userId: string, organizationId: string): Promise<MyOrganizationsDto> {
+    const membership = await this.orgs.membership(organizationId, userId);
+    if (!membership) throw ApiError.notFound();
+    if (await this.isSuspended(organizationId))
+      throw ApiError.forbidden('This organization is suspended.', 'organization_suspended');
+    await this.users.setLastOrganization(userId, organizationId);
+    return this.myOrganizations(userId);
+  }
+
+  /** The organization a request acts in: the token's, else the session's active one (must still be a member). */
+  async requestOrganization(
+    credential: Credential,
+  ): Promise<{ organization: OrganizationEntity; membership: Membership }> {
+    const organizationId =
+      credential.organizationId ?? (await this.users.getById(credential.userId)).lastOrganizationId;
+    const membership = organizationId ? await this.orgs.membership(organizationId, credential.userId) : null;
+    if (!organizationId || !membership) throw ApiError.notFound('No active organization: choose one first.');
+    const organization = await this.getById(organizationId);
+    if (organization.status === 'suspended')
+      throw ApiError.forbidden('This organization is suspended.', 'organization_suspended');
+    return { organization, membership };
+  }
+
+  async usage(organizationId: string): Promise<UsageDto> {
+    const org = await this.getById(organizationId);
+    const count = (name: 'courses_enrolled' | 'ai_requests'): Promise<number> =>
+      this.counters.get(name)?.(organizationId) ?? Promise.resolve(0);
+    const [members, enrolled, ai] = await Promise.all([
+      this.orgs.countMembers(organizationId),
+      count('courses_enrolled'),
+      count('ai_requests'),
+    ]);
+    return {
+      plan: org.plan,
+      members: { used: members, limit: org.memberLimit },
+      courses_enrolled: enrolled,
+      ai: { requests_used: ai, requests_limit: null },
+    };
+  }
+
+  async setSuspended(
+    organizationId: string,
+    suspended: boolean,
+    reason: string,
+    actorId: string,
+    ip: string | undefined,
+  ): Promise<OrganizationDto> {
+    await this.getById(organizationId);
+    await this.transactions.run(async (tx) => {
+      await this.orgs.update(
+        organizationId,
+        suspended
+          ? { status: 'suspended', suspendedAt: this.clock.now(), suspendedReason: reason }
+          : { status: 'active', suspendedAt: null, suspendedReason: null },
+        tx,
+      );
+      await this.audit.record(
+        {
+          action: suspended ? 'organization.suspended' : 'organization.unsuspended',
+          actorId,
+          organizationId,
+          targetType: 'organization',
+          targetId: organizationId,
+          ip,
+          metadata: { reason },
+        },
+        tx,
+      );
+    });
+    return this.toDto(await this.getById(organizationId));
+  }
+
+  // Membership operations used by the members, invitations and cohorts areas.
+  addMember(organizationId: string, userId: string, role: OrgRole, tx?: Tx): Promise<boolean> {
+    return this.orgs.addMember(organizationId, userId, role, this.clock.now(), tx);
+  }
+
+  setRole(organizationId: string, userId: string, role: OrgRole, tx?: Tx): Promise<void> {
+    return this.orgs.setRole(organizationId, userId, role, tx);
+  }
+
+  removeMember(organizationId: string, userId: string, tx?: Tx): Promise<boolean> {
+    return this.orgs.removeMember(organizationId, userId, tx);
+  }
+
+  lockMembers(organizationId: string, tx: Tx): Promise<void> {
+    return this.orgs.lockMembers(organizationId, tx);
+  }
+
+  countByRole(organizationId: string, role: OrgRole, tx?: Tx): Promise<number> {
+    return this.orgs.countByRole(organizationId, role, tx);
+  }
+
+  shareAnOrganization(a: string, b: string): Promise<boolean> {
+    return this.orgs.shareAnOrganization(a, b);
+  }
+
+  private async freeSlug(name: string): Promise<string> {
+    const base =
+      name
+        .normalize('NFKD')
+        .replace(/[\u0300-\u036f]/g, '')
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 50) || 'org';
+    let slug = base.length >= 3 ? base : `${base}-org`;
+    while (await this.orgs.slugTaken(slug))
+      slug = `${base.slice(0, 50)}-${this.crypto.randomFromAlphabet('abcdefghjkmnpqrstuvwxyz23456789', 5)}`;
+    return slug;
+  }
+}
