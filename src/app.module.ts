@@ -4,6 +4,7 @@ import { CoreModule } from '@/core/core.module';
 import { ApiKeysModule } from '@/modules/api-keys/api-keys.module';
 import { AuthModule } from '@/modules/auth/auth.module';
 import { AvatarsModule } from '@/modules/avatars/avatars.module';
+import { CohortsModule } from '@/modules/cohorts/cohorts.module';
 import { HealthModule } from '@/modules/health/health.module';
 import { OrganizationsModule } from '@/modules/organizations/organizations.module';
 import { UsersModule } from '@/modules/users/users.module';
@@ -21,6 +22,7 @@ export class AppModule {
         OrganizationsModule,
         ApiKeysModule,
         AvatarsModule,
+    CohortsModule,
       ],
     };
   }
