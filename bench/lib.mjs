@@ -139,6 +139,7 @@ export async function alternate(targets, { rounds = 3, connections = 32, duratio
 /** A loopback SMTP sink for the benchmark's sign-ins; resolves the 6-digit code sent to an address. */
 export async function startMailSink() {
   const waiting = new Map();
+  let delivered = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -149,6 +150,7 @@ export async function startMailSink() {
       stream.on('end', () => {
         const code = /\b(\d{6})\b/.exec(raw.split('\r\n\r\n').slice(1).join('\n'))?.[1];
         for (const rcpt of session.envelope.rcptTo) waiting.get(rcpt.address.toLowerCase())?.(code);
+        delivered++;
         callback();
       });
     },
@@ -158,6 +160,7 @@ export async function startMailSink() {
   return {
     url: `smtp://127.0.0.1:${port}`,
     nextCode: (email) => new Promise((resolve) => waiting.set(email.toLowerCase(), resolve)),
+    delivered: () => delivered,
     close: () => new Promise((resolve) => server.close(resolve)),
   };
 }

@@ -5,6 +5,12 @@
  */
 import { Foundation1763740800000 } from './1763740800000-Foundation';
 import { Identity1763740900000 } from './1763740900000-Identity';
+import { LearningCore1763741300000 } from './1763741300000-LearningCore';
 import { Tenancy1763741000000 } from './1763741000000-Tenancy';
 
-export const MIGRATIONS = [Foundation1763740800000, Identity1763740900000, Tenancy1763741000000];
+export const MIGRATIONS = [
+  Foundation1763740800000,
+  Identity1763740900000,
+  Tenancy1763741000000,
+  LearningCore1763741300000,
+];
