@@ -152,6 +152,63 @@ export class EnvSettings {
   @Transform(toBool)
   @IsBoolean()
   MIGRATE_ON_START?: boolean;
+
+  /** Where generated files live (static SEO pages, for one). */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  STORAGE_DIR?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(1)
+  GOOGLE_CLIENT_ID?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(1)
+  GOOGLE_CLIENT_SECRET?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsUrl(URL_OPTS)
+  GOOGLE_ISSUER?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(1)
+  MICROSOFT_CLIENT_ID?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(1)
+  MICROSOFT_CLIENT_SECRET?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^[A-Za-z0-9.-]{1,64}$/, { message: 'must be a tenant id or name' })
+  MICROSOFT_TENANT?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsUrl(URL_OPTS)
+  MICROSOFT_ISSUER?: string;
+
+  /** Institutional SSO is offered (connections can be used); false answers `feature_disabled`. */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  SSO_ENABLED?: boolean;
+
+  /** `host:port` of the DNS server used for domain verification (default: the system resolver). */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/, { message: 'must be host:port' })
+  DNS_RESOLVER?: string;
 }
 
 export type NodeEnv = 'development' | 'test' | 'production';
@@ -178,6 +235,18 @@ export interface AppConfig {
   /** Whether this process runs background job processors (an API-only instance sets PROCESS_JOBS=false). */
   readonly processJobs: boolean;
   readonly migrateOnStart: boolean;
+  readonly storageDir: string;
+  /** External sign-in providers; null when not configured (their start answers 503 `oauth_not_configured`). */
+  readonly providers: {
+    readonly google: { readonly clientId: string; readonly clientSecret: string; readonly issuer: string } | null;
+    readonly microsoft: {
+      readonly clientId: string;
+      readonly clientSecret: string;
+      readonly tenant: string;
+      readonly issuer: string;
+    } | null;
+  };
+  readonly sso: { readonly enabled: boolean; readonly dnsResolver: string | null };
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

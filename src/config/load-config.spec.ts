@@ -93,3 +93,31 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir, PATH: '/bin', HOME: '/root' })).not.toThrow();
   });
 });
+
+describe('loadConfig: providers, SSO and storage', () => {
+  it('offers a provider only when both its client id and secret are set, with the default or overridden issuer', () => {
+    const c = loadConfig({ DATA_DIR: '/tmp/cfg-providers', GOOGLE_CLIENT_ID: 'g', GOOGLE_CLIENT_SECRET: 's', MICROSOFT_CLIENT_ID: 'm' });
+    expect(c.providers.google).toEqual({ clientId: 'g', clientSecret: 's', issuer: 'https://accounts.google.com' });
+    expect(c.providers.microsoft).toBeNull();
+    const m = loadConfig({
+      DATA_DIR: '/tmp/cfg-providers',
+      MICROSOFT_CLIENT_ID: 'm',
+      MICROSOFT_CLIENT_SECRET: 'x',
+      MICROSOFT_TENANT: 'contoso.onmicrosoft.com',
+      GOOGLE_ISSUER: 'http://127.0.0.1:9999/',
+    });
+    expect(m.providers.microsoft).toEqual({
+      clientId: 'm',
+      clientSecret: 'x',
+      tenant: 'contoso.onmicrosoft.com',
+      issuer: 'https://login.microsoftonline.com/contoso.onmicrosoft.com/v2.0',
+    });
+  });
+
+  it('reads SSO_ENABLED, DNS_RESOLVER and STORAGE_DIR', () => {
+    const c = loadConfig({ DATA_DIR: '/tmp/cfg-sso', SSO_ENABLED: 'false', DNS_RESOLVER: '127.0.0.1:5353' });
+    expect(c.sso).toEqual({ enabled: false, dnsResolver: '127.0.0.1:5353' });
+    expect(c.storageDir).toBe('/tmp/cfg-sso/storage');
+    expect(() => loadConfig({ DATA_DIR: '/tmp/cfg-sso', DNS_RESOLVER: 'nohost' })).toThrow(/DNS_RESOLVER/);
+  });
+});

@@ -115,6 +115,30 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     dataDir,
     processJobs: settings.PROCESS_JOBS ?? true,
     migrateOnStart: settings.MIGRATE_ON_START ?? true,
+    storageDir: resolve(settings.STORAGE_DIR ?? join(dataDir, 'storage')),
+    providers: {
+      google:
+        settings.GOOGLE_CLIENT_ID && settings.GOOGLE_CLIENT_SECRET
+          ? {
+              clientId: settings.GOOGLE_CLIENT_ID,
+              clientSecret: settings.GOOGLE_CLIENT_SECRET,
+              issuer: stripSlash(settings.GOOGLE_ISSUER ?? 'https://accounts.google.com'),
+            }
+          : null,
+      microsoft:
+        settings.MICROSOFT_CLIENT_ID && settings.MICROSOFT_CLIENT_SECRET
+          ? {
+              clientId: settings.MICROSOFT_CLIENT_ID,
+              clientSecret: settings.MICROSOFT_CLIENT_SECRET,
+              tenant: settings.MICROSOFT_TENANT ?? 'common',
+              issuer: stripSlash(
+                settings.MICROSOFT_ISSUER ??
+                  `https://login.microsoftonline.com/${settings.MICROSOFT_TENANT ?? 'common'}/v2.0`,
+              ),
+            }
+          : null,
+    },
+    sso: { enabled: settings.SSO_ENABLED ?? true, dnsResolver: settings.DNS_RESOLVER ?? null },
   });
 }
 
