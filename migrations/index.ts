@@ -3,6 +3,7 @@
  * Listed explicitly (not globbed) so the app, the CLI and jest load the same classes; a unit test fails
  * when a file in this folder is missing here.
  */
+import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { Foundation1763740800000 } from './1763740800000-Foundation';
 import { Identity1763740900000 } from './1763740900000-Identity';
 import { LearningCore1763741300000 } from './1763741300000-LearningCore';
@@ -12,5 +13,6 @@ export const MIGRATIONS = [
   Foundation1763740800000,
   Identity1763740900000,
   Tenancy1763741000000,
+  CohortsInstitutes1763741200000,
   LearningCore1763741300000,
 ];

@@ -2,10 +2,16 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '@/config/app-config';
 import { CoreModule } from '@/core/core.module';
 import { ApiKeysModule } from '@/modules/api-keys/api-keys.module';
+import { AuditLogModule } from '@/modules/audit/audit-log.module';
 import { AuthModule } from '@/modules/auth/auth.module';
 import { AvatarsModule } from '@/modules/avatars/avatars.module';
+import { CertificatesModule } from '@/modules/certificates/certificates.module';
 import { CohortsModule } from '@/modules/cohorts/cohorts.module';
 import { HealthModule } from '@/modules/health/health.module';
+import { InstitutesModule } from '@/modules/institutes/institutes.module';
+import { InvitationsModule } from '@/modules/invitations/invitations.module';
+import { MemberImportModule } from '@/modules/member-import/member-import.module';
+import { MembersModule } from '@/modules/members/members.module';
 import { OrganizationsModule } from '@/modules/organizations/organizations.module';
 import { UsersModule } from '@/modules/users/users.module';
 
@@ -22,7 +28,13 @@ export class AppModule {
         OrganizationsModule,
         ApiKeysModule,
         AvatarsModule,
-    CohortsModule,
+        CohortsModule,
+        InstitutesModule,
+        AuditLogModule,
+        MembersModule,
+        InvitationsModule,
+        MemberImportModule,
+        CertificatesModule,
       ],
     };
   }

@@ -9,5 +9,6 @@ import { PersonalTokenStrategy } from './personal-token.strategy';
   imports: [UsersModule],
   controllers: [ApiKeysController],
   providers: [ApiKeysRepository, ApiKeysService, PersonalTokenStrategy],
+  exports: [ApiKeysService],
 })
 export class ApiKeysModule {}

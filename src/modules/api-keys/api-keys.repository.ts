@@ -90,6 +90,16 @@ export class ApiKeysRepository {
     return row ?? null;
   }
 
+  /** Revokes every live token of this person in this organization (they left it); returns how many. */
+  async revokeAllFor(organizationId: string, userId: string, now: Date, tx?: Tx): Promise<number> {
+    const [rows] = await (tx?.manager ?? this.dataSource.manager).query<[{ token_hash: string }[], number]>(
+      `UPDATE api_keys SET revoked_at = $3 WHERE organization_id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING token_hash`,
+      [organizationId, userId, now],
+    );
+    for (const row of rows) await this.byHash.invalidate(row.token_hash, tx);
+    return rows.length;
+  }
+
   /** Records use at most once a minute per token (a write per request would cost more than it tells). */
   async touch(id: string, now: Date): Promise<void> {
     await this.dataSource.query(

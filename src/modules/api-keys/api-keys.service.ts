@@ -3,7 +3,7 @@ import { AuditService } from '@/core/audit/audit.service';
 import type { Credential } from '@/core/auth/credential';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
-import { TransactionRunner } from '@/core/database/transaction';
+import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
 import { UsersService } from '@/modules/users/users.service';
@@ -111,6 +111,14 @@ export class ApiKeysService {
       return revoked;
     });
     if (!row) throw ApiError.notFound();
+  }
+
+  /**
+   * A person who leaves an organization loses its tokens for good (re-joining later must not revive them).
+   * Called in the removal's transaction.
+   */
+  revokeAllFor(organizationId: string, userId: string, tx: Tx): Promise<number> {
+    return this.keys.revokeAllFor(organizationId, userId, this.clock.now(), tx);
   }
 
   /** The credential of a presented token, or null when it is malformed, unknown, revoked or expired. */

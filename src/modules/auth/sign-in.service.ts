@@ -13,6 +13,12 @@ import { SessionService } from './session.service';
 import { type ChallengeContext, TwoFactorService } from './two-factor.service';
 
 /**
+ * SSO enforcement for email-code sign-in, supplied by the SSO area at start (the auth area does not depend on
+ * it): throws 403 `sso_required` when the address's domain enforces SSO and the person is not exempt.
+ */
+export type SsoEnforcement = (email: string) => Promise<void>;
+
+/**
  * Email-code sign-in. The request answers the same whether or not the account exists (the account is created
  * at the first successful verification); every verification failure is the same 400 `invalid_otp`.
  */
@@ -27,8 +33,21 @@ export class SignInService {
     private readonly limits: RateLimitService,
   ) {}
 
+  // --- SSO enforcement hook (registered by the SSO area) ---
+  private ssoEnforcement: SsoEnforcement | null = null;
+
+  useSsoEnforcement(check: SsoEnforcement): void {
+    this.ssoEnforcement = check;
+  }
+
+  private async enforceSso(email: string): Promise<void> {
+    if (this.ssoEnforcement) await this.ssoEnforcement(email);
+  }
+  // --- end of SSO enforcement hook ---
+
   async requestCode(email: string, locale: Locale): Promise<void> {
     const normalized = normalizeEmail(email);
+    await this.enforceSso(normalized);
     const user = await this.users.findByEmail(normalized);
     const { code } = await this.codes.issue('sign_in', normalized, { locale });
     await this.mail.send(
@@ -40,6 +59,7 @@ export class SignInService {
 
   async verifyCode(email: string, code: string, req: Request, res: Response): Promise<UserEntity> {
     const normalized = normalizeEmail(email);
+    await this.enforceSso(normalized);
     const metadata = await this.codes.consume('sign_in', normalized, code);
     if (!metadata) {
       await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, normalized);
@@ -70,6 +90,11 @@ export class SignInService {
   ): Promise<{ user: UserEntity; context: ChallengeContext }> {
     const { user, context } = await this.twoFactor.completeChallenge(req, res, code);
     await this.sessions.open(user, req, res);
+    if (context.organizationId) {
+      // The challenge began by joining an organization (accepted invitation): it becomes the active one now.
+      await this.users.setLastOrganization(user.id, context.organizationId);
+      return { user: { ...user, lastOrganizationId: context.organizationId }, context };
+    }
     return { user, context };
   }
 }

@@ -1,8 +1,12 @@
 import { Module } from '@nestjs/common';
+import { UsersModule } from '@/modules/users/users.module';
+import { CohortsController } from './cohorts.controller';
 import { CohortsRepository } from './cohorts.repository';
 import { CohortsService } from './cohorts.service';
 
 @Module({
+  imports: [UsersModule],
+  controllers: [CohortsController],
   providers: [CohortsRepository, CohortsService],
   exports: [CohortsService],
 })

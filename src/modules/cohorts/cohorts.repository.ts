@@ -15,8 +15,35 @@ export interface CohortRow {
 
 export type CohortRole = 'student' | 'teacher';
 
+/** The writable columns of a cohort. */
+export interface CohortValues {
+  name: string;
+  institute_id: string | null;
+  starts_on: string | null;
+  ends_on: string | null;
+}
+
+export interface CohortFilter {
+  /** Only cohorts this person teaches. */
+  teacherId?: string;
+  instituteId?: string;
+  /** Name contains, case-insensitive. */
+  q?: string;
+}
+
+export interface CohortMemberStats {
+  membersCount: Map<string, number>;
+  /** Teacher user ids per cohort. */
+  teachers: Map<string, string[]>;
+}
+
 const COLUMNS = `id, organization_id, institute_id, name, to_char(starts_on, 'YYYY-MM-DD') AS starts_on,
   to_char(ends_on, 'YYYY-MM-DD') AS ends_on, created_at, updated_at`;
+
+/** `%`, `_` and `\` are wildcards in ILIKE; a search for them means the characters themselves. */
+function likeContains(q: string): string {
+  return `%${q.replace(/[\\%_]/g, '\\$&')}%`;
+}
 
 /** Cohorts are tenant data: every query takes the organization id. */
 @Injectable()
@@ -28,10 +55,19 @@ export class CohortsRepository {
   }
 
   async findById(organizationId: string, cohortId: string, tx?: Tx): Promise<CohortRow | null> {
-    const rows = await this.db(tx).query<CohortRow[]>(`SELECT ${COLUMNS} FROM cohorts WHERE organization_id = $1 AND id = $2`, [
-      organizationId,
-      cohortId,
-    ]);
+    const rows = await this.db(tx).query<CohortRow[]>(
+      `SELECT ${COLUMNS} FROM cohorts WHERE organization_id = $1 AND id = $2`,
+      [organizationId, cohortId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The cohort, locked until the transaction ends (a read-modify-write of its dates). */
+  async findForUpdate(organizationId: string, cohortId: string, tx: Tx): Promise<CohortRow | null> {
+    const rows = await tx.manager.query<CohortRow[]>(
+      `SELECT ${COLUMNS} FROM cohorts WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
+      [organizationId, cohortId],
+    );
     return rows[0] ?? null;
   }
 
@@ -43,13 +79,154 @@ export class CohortsRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * A page of the organization's cohorts, most recent first. Served by `cohorts_org_idx` (organization, created_at),
+   * `cohorts_institute_idx` (institute filter), `cohorts_name_trgm_idx` (`q`) and the primary key of
+   * `cohort_members` (teacher filter).
+   */
+  async list(
+    organizationId: string,
+    filter: CohortFilter,
+    page: { limit: number; offset: number },
+  ): Promise<{ rows: CohortRow[]; total: number }> {
+    const params: unknown[] = [organizationId];
+    const where = ['c.organization_id = $1'];
+    if (filter.teacherId) {
+      params.push(filter.teacherId);
+      where.push(
+        `EXISTS (SELECT 1 FROM cohort_members m WHERE m.cohort_id = c.id AND m.user_id = $${params.length}
+           AND m.organization_id = c.organization_id AND m.role = 'teacher')`,
+      );
+    }
+    if (filter.instituteId) {
+      params.push(filter.instituteId);
+      where.push(`c.institute_id = $${params.length}`);
+    }
+    if (filter.q) {
+      params.push(likeContains(filter.q));
+      where.push(`c.name ILIKE $${params.length}`);
+    }
+    const condition = where.join(' AND ');
+    const [rows, count] = await Promise.all([
+      this.dataSource.query<CohortRow[]>(
+        `SELECT ${COLUMNS} FROM cohorts c WHERE ${condition}
+         ORDER BY c.created_at DESC, c.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        [...params, page.limit, page.offset],
+      ),
+      this.dataSource.query<{ total: number }[]>(
+        `SELECT count(*)::int AS total FROM cohorts c WHERE ${condition}`,
+        params,
+      ),
+    ]);
+    return { rows, total: count[0]?.total ?? 0 };
+  }
+
+  /** Every cohort of one institute in this organization, most recent first. */
+  listByInstitute(organizationId: string, instituteId: string): Promise<CohortRow[]> {
+    return this.dataSource.query<CohortRow[]>(
+      `SELECT ${COLUMNS} FROM cohorts WHERE institute_id = $1 AND organization_id = $2
+       ORDER BY created_at DESC, id DESC`,
+      [instituteId, organizationId],
+    );
+  }
+
+  async insert(organizationId: string, values: CohortValues, now: Date, tx: Tx): Promise<CohortRow> {
+    const rows = await tx.manager.query<CohortRow[]>(
+      `INSERT INTO cohorts (organization_id, institute_id, name, starts_on, ends_on, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6) RETURNING ${COLUMNS}`,
+      [organizationId, values.institute_id, values.name, values.starts_on, values.ends_on, now],
+    );
+    return rows[0];
+  }
+
+  async update(organizationId: string, cohortId: string, values: CohortValues, now: Date, tx: Tx): Promise<CohortRow> {
+    const [rows] = await tx.manager.query<[CohortRow[], number]>(
+      `UPDATE cohorts SET name = $3, institute_id = $4, starts_on = $5, ends_on = $6, updated_at = $7
+       WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+      [organizationId, cohortId, values.name, values.institute_id, values.starts_on, values.ends_on, now],
+    );
+    return rows[0];
+  }
+
+  /** Deletes the cohort (its member rows go with it); returns it, or null when there was none. */
+  async delete(organizationId: string, cohortId: string, tx: Tx): Promise<CohortRow | null> {
+    const [rows] = await tx.manager.query<[CohortRow[], number]>(
+      `DELETE FROM cohorts WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+      [organizationId, cohortId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Member counts and teachers of these cohorts of the organization, in two queries for a whole page. */
+  async memberStats(organizationId: string, cohortIds: string[]): Promise<CohortMemberStats> {
+    const stats: CohortMemberStats = { membersCount: new Map(), teachers: new Map() };
+    if (cohortIds.length === 0) return stats;
+    const [counts, teachers] = await Promise.all([
+      this.dataSource.query<{ cohort_id: string; n: number }[]>(
+        `SELECT cohort_id, count(*)::int AS n FROM cohort_members
+         WHERE cohort_id = ANY($2) AND organization_id = $1 GROUP BY cohort_id`,
+        [organizationId, cohortIds],
+      ),
+      this.dataSource.query<{ cohort_id: string; user_id: string }[]>(
+        `SELECT cohort_id, user_id FROM cohort_members
+         WHERE cohort_id = ANY($2) AND organization_id = $1 AND role = 'teacher' ORDER BY added_at, user_id`,
+        [organizationId, cohortIds],
+      ),
+    ]);
+    for (const row of counts) stats.membersCount.set(row.cohort_id, row.n);
+    for (const row of teachers) {
+      const list = stats.teachers.get(row.cohort_id) ?? [];
+      list.push(row.user_id);
+      stats.teachers.set(row.cohort_id, list);
+    }
+    return stats;
+  }
+
   /** Adds (or re-roles) a member of the organization to a cohort of the same organization. */
-  async addMember(organizationId: string, cohortId: string, userId: string, role: CohortRole, now: Date, tx?: Tx): Promise<void> {
-    await this.db(tx).query(
-      `INSERT INTO cohort_members (cohort_id, organization_id, user_id, role, added_at) VALUES ($1, $2, $3, $4, $5)
-       ON CONFLICT (cohort_id, user_id) DO UPDATE SET role = EXCLUDED.role`,
+  async addMember(
+    organizationId: string,
+    cohortId: string,
+    userId: string,
+    role: CohortRole,
+    now: Date,
+    tx?: Tx,
+  ): Promise<void> {
+    await this.putMember(organizationId, cohortId, userId, role, now, tx);
+  }
+
+  /**
+   * Adds the member, or sets the role of one already there; answers the role they had before (null when new).
+   * The database refuses a person who is not a member of the organization (foreign key to memberships).
+   * `prev` reads the statement's snapshot, i.e. the row as it was before this upsert (no FOR UPDATE: a row locked
+   * after this very statement changed it would read as absent).
+   */
+  async putMember(
+    organizationId: string,
+    cohortId: string,
+    userId: string,
+    role: CohortRole,
+    now: Date,
+    tx?: Tx,
+  ): Promise<{ previousRole: CohortRole | null }> {
+    const rows = await this.db(tx).query<{ previous_role: CohortRole | null }[]>(
+      `WITH prev AS (
+         SELECT role FROM cohort_members WHERE cohort_id = $1 AND user_id = $3 AND organization_id = $2
+       )
+       INSERT INTO cohort_members (cohort_id, organization_id, user_id, role, added_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (cohort_id, user_id) DO UPDATE SET role = EXCLUDED.role
+       RETURNING (SELECT role FROM prev) AS previous_role`,
       [cohortId, organizationId, userId, role, now],
     );
+    return { previousRole: rows[0]?.previous_role ?? null };
+  }
+
+  /** Removes the person from the cohort; answers the role they had, or null when they were not in it. */
+  async removeMember(organizationId: string, cohortId: string, userId: string, tx: Tx): Promise<CohortRole | null> {
+    const [rows] = await tx.manager.query<[{ role: CohortRole }[], number]>(
+      `DELETE FROM cohort_members WHERE cohort_id = $2 AND user_id = $3 AND organization_id = $1 RETURNING role`,
+      [organizationId, cohortId, userId],
+    );
+    return rows[0]?.role ?? null;
   }
 
   async cohortIdsOfMember(organizationId: string, userId: string, role?: CohortRole): Promise<string[]> {

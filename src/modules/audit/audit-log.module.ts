@@ -1,0 +1,11 @@
+import { Module } from '@nestjs/common';
+import { AuditLogController } from './audit-log.controller';
+import { AuditLogRepository } from './audit-log.repository';
+import { AuditLogService } from './audit-log.service';
+
+/** The audit list (area `audit`). Entries are written by the core AuditService, which every area calls. */
+@Module({
+  controllers: [AuditLogController],
+  providers: [AuditLogRepository, AuditLogService],
+})
+export class AuditLogModule {}

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+export interface AuditRow {
+  id: string;
+  action: string;
+  actor_id: string | null;
+  target_type: string | null;
+  target_id: string | null;
+  ip_fingerprint: string | null;
+  metadata: Record<string, unknown>;
+  created_at: Date;
+}
+
+export interface AuditFilter {
+  action?: string;
+  since?: Date;
+  until?: Date;
+}
+
+/**
+ * Reads the audit log of one organization (the writer is the core AuditService). Every query takes the
+ * organization id; with `action` it is served by `audit_log_org_action_time_idx`, without by
+ * `audit_log_org_created_idx`, both in the list's order (created_at DESC, id DESC).
+ */
+@Injectable()
+export class AuditLogRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async list(
+    organizationId: string,
+    filter: AuditFilter,
+    page: { limit: number; offset: number },
+  ): Promise<{ rows: AuditRow[]; total: number }> {
+    const params: unknown[] = [organizationId];
+    const where = ['organization_id = $1'];
+    if (filter.action !== undefined) {
+      params.push(filter.action);
+      where.push(`action = $${params.length}`);
+    }
+    if (filter.since) {
+      params.push(filter.since);
+      where.push(`created_at >= $${params.length}`);
+    }
+    if (filter.until) {
+      params.push(filter.until);
+      where.push(`created_at <= $${params.length}`);
+    }
+    const condition = where.join(' AND ');
+    const [rows, count] = await Promise.all([
+      this.dataSource.query<AuditRow[]>(
+        `SELECT id, action, actor_id, target_type, target_id, ip_fingerprint, metadata, created_at
+         FROM audit_log WHERE ${condition}
+         ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        [...params, page.limit, page.offset],
+      ),
+      this.dataSource.query<{ total: number }[]>(
+        `SELECT count(*)::int AS total FROM audit_log WHERE ${condition}`,
+        params,
+      ),
+    ]);
+    return { rows, total: count[0]?.total ?? 0 };
+  }
+}

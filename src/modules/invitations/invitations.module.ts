@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { AuthModule } from '@/modules/auth/auth.module';
+import { CohortsModule } from '@/modules/cohorts/cohorts.module';
+import { UsersModule } from '@/modules/users/users.module';
+import { InvitationsController } from './invitations.controller';
+import { InvitationsRepository } from './invitations.repository';
+import { InvitationsService } from './invitations.service';
+import { OrgInvitationsController } from './org-invitations.controller';
+
+/** Exports InvitationsService: the member import sends its invitations through `invite`. */
+@Module({
+  imports: [UsersModule, AuthModule, CohortsModule],
+  controllers: [InvitationsController, OrgInvitationsController],
+  providers: [InvitationsRepository, InvitationsService],
+  exports: [InvitationsService],
+})
+export class InvitationsModule {}

@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { CohortsModule } from '@/modules/cohorts/cohorts.module';
+import { InvitationsModule } from '@/modules/invitations/invitations.module';
+import { UsersModule } from '@/modules/users/users.module';
+import { MemberImportController } from './member-import.controller';
+import { MemberImportProcessor } from './member-import.processor';
+import { MemberImportRepository } from './member-import.repository';
+import { MemberImportService } from './member-import.service';
+
+@Module({
+  imports: [UsersModule, CohortsModule, InvitationsModule],
+  controllers: [MemberImportController],
+  providers: [MemberImportRepository, MemberImportService, MemberImportProcessor],
+})
+export class MemberImportModule {}

@@ -1,0 +1,158 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Tx } from '@/core/database/transaction';
+import type { ImportRow } from './import-file';
+
+export type ImportStatus = 'queued' | 'running' | 'completed' | 'failed';
+export type RowOutcome = 'invited' | 'added' | 'skipped' | 'failed';
+
+export interface ImportRecord {
+  id: string;
+  organization_id: string;
+  created_by: string | null;
+  status: ImportStatus;
+  total: number;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  finished_at: Date | null;
+}
+
+export interface ImportCounts {
+  processed: number;
+  invited: number;
+  added: number;
+  skipped: number;
+  failed: number;
+}
+
+export interface PendingRow extends ImportRow {
+  import_id: string;
+}
+
+const COLUMNS = 'id, organization_id, created_by, status, total, error, created_at, started_at, finished_at';
+
+/** Member imports are tenant data: every query takes the organization id, except the job's own look-up by id. */
+@Injectable()
+export class MemberImportRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  /** Stores the import and all its rows in the caller's transaction (one statement for the rows). */
+  async create(organizationId: string, createdBy: string, rows: ImportRow[], now: Date, tx: Tx): Promise<ImportRecord> {
+    const [record] = await tx.manager.query<ImportRecord[]>(
+      `INSERT INTO member_imports (organization_id, created_by, status, total, created_at) VALUES ($1, $2, 'queued', $3, $4)
+       RETURNING ${COLUMNS}`,
+      [organizationId, createdBy, rows.length, now],
+    );
+    await tx.manager.query(
+      `INSERT INTO member_import_rows (import_id, row_number, email, name, role, cohort)
+       SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[])`,
+      [
+        record!.id,
+        rows.map((r) => r.row),
+        rows.map((r) => r.email),
+        rows.map((r) => r.name),
+        rows.map((r) => r.role),
+        rows.map((r) => r.cohort),
+      ],
+    );
+    return record!;
+  }
+
+  async find(organizationId: string, importId: string): Promise<ImportRecord | null> {
+    const rows = await this.dataSource.query<ImportRecord[]>(
+      `SELECT ${COLUMNS} FROM member_imports WHERE organization_id = $1 AND id = $2`,
+      [organizationId, importId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** For the job, which carries the organization id and re-checks it against the record. */
+  async findForJob(importId: string): Promise<ImportRecord | null> {
+    const rows = await this.dataSource.query<ImportRecord[]>(`SELECT ${COLUMNS} FROM member_imports WHERE id = $1`, [
+      importId,
+    ]);
+    return rows[0] ?? null;
+  }
+
+  async counts(importId: string): Promise<ImportCounts> {
+    const rows = await this.dataSource.query<{ outcome: RowOutcome; n: number }[]>(
+      `SELECT outcome, count(*)::int AS n FROM member_import_rows WHERE import_id = $1 AND outcome IS NOT NULL GROUP BY outcome`,
+      [importId],
+    );
+    const by = Object.fromEntries(rows.map((r) => [r.outcome, r.n])) as Partial<Record<RowOutcome, number>>;
+    const invited = by.invited ?? 0;
+    const added = by.added ?? 0;
+    const skipped = by.skipped ?? 0;
+    const failed = by.failed ?? 0;
+    return { processed: invited + added + skipped + failed, invited, added, skipped, failed };
+  }
+
+  async markRunning(importId: string, now: Date): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE member_imports SET status = 'running', started_at = COALESCE(started_at, $2) WHERE id = $1 AND status IN ('queued', 'running')`,
+      [importId, now],
+    );
+  }
+
+  async finish(
+    importId: string,
+    status: 'completed' | 'failed',
+    error: string | null,
+    now: Date,
+    tx?: Tx,
+  ): Promise<void> {
+    await (tx?.manager ?? this.dataSource.manager).query(
+      `UPDATE member_imports SET status = $2, error = $3, finished_at = $4 WHERE id = $1`,
+      [importId, status, error, now],
+    );
+  }
+
+  async pendingBatch(importId: string, size: number): Promise<PendingRow[]> {
+    return this.dataSource.query<PendingRow[]>(
+      `SELECT import_id, row_number AS row, email, name, role, cohort FROM member_import_rows
+       WHERE import_id = $1 AND outcome IS NULL ORDER BY row_number LIMIT $2`,
+      [importId, size],
+    );
+  }
+
+  async setOutcome(importId: string, row: number, outcome: RowOutcome, reason: string | null, tx: Tx): Promise<void> {
+    await tx.manager.query(
+      `UPDATE member_import_rows SET outcome = $3, reason = $4 WHERE import_id = $1 AND row_number = $2`,
+      [importId, row, outcome, reason],
+    );
+  }
+
+  /** Emails of earlier rows of this import that were already handled (a repeated address is skipped). */
+  async handledEmails(importId: string, emails: string[], beforeRow: number, tx: Tx): Promise<Set<string>> {
+    if (emails.length === 0) return new Set();
+    // In the batch's transaction: earlier rows of the same batch are not committed yet.
+    const rows = await tx.manager.query<{ email: string }[]>(
+      `SELECT DISTINCT lower(email) AS email FROM member_import_rows
+       WHERE import_id = $1 AND row_number < $3 AND outcome IN ('invited', 'added') AND lower(email) = ANY($2::text[])`,
+      [importId, emails, beforeRow],
+    );
+    return new Set(rows.map((r) => r.email));
+  }
+
+  /** Streams the per-row report in order, without loading it whole. */
+  async *reportRows(
+    organizationId: string,
+    importId: string,
+  ): AsyncGenerator<{ row: number; email: string | null; outcome: string | null; reason: string | null }> {
+    let after = 0;
+    for (;;) {
+      const batch = await this.dataSource.query<
+        { row: number; email: string | null; outcome: string | null; reason: string | null }[]
+      >(
+        `SELECT r.row_number AS row, r.email, r.outcome, r.reason FROM member_import_rows r
+         JOIN member_imports i ON i.id = r.import_id AND i.organization_id = $1
+         WHERE r.import_id = $2 AND r.row_number > $3 ORDER BY r.row_number LIMIT 1000`,
+        [organizationId, importId, after],
+      );
+      if (batch.length === 0) return;
+      yield* batch;
+      after = batch[batch.length - 1]!.row;
+    }
+  }
+}

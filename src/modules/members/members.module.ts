@@ -1,0 +1,15 @@
+import { Module } from '@nestjs/common';
+import { ApiKeysModule } from '@/modules/api-keys/api-keys.module';
+import { CohortsModule } from '@/modules/cohorts/cohorts.module';
+import { UsersModule } from '@/modules/users/users.module';
+import { MembersController } from './members.controller';
+import { MembersRepository } from './members.repository';
+import { MembersService } from './members.service';
+import { ProfilesController } from './profiles.controller';
+
+@Module({
+  imports: [UsersModule, CohortsModule, ApiKeysModule],
+  controllers: [MembersController, ProfilesController],
+  providers: [MembersRepository, MembersService],
+})
+export class MembersModule {}
