@@ -33,14 +33,14 @@ export function readImportFile(buffer: Buffer): ImportRow[] {
   const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
   let records: string[][];
   try {
-    records = parse(text, {
+    records = parse<string[]>(text, {
       delimiter: detectSeparator(firstLine),
       relax_column_count: true,
       // A quote inside an unquoted cell (`=HYPERLINK("...")`) is read literally: one odd row must not reject the file.
       relax_quotes: true,
       skip_empty_lines: true,
       trim: true,
-    }) as string[][];
+    });
   } catch (err) {
     throw invalid(`The file is not valid CSV: ${(err as Error).message.split('\n')[0]}`);
   }

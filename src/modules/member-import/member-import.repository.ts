@@ -48,7 +48,7 @@ export class MemberImportRepository {
       `INSERT INTO member_import_rows (import_id, row_number, email, name, role, cohort)
        SELECT $1, * FROM unnest($2::int[], $3::text[], $4::text[], $5::text[], $6::text[])`,
       [
-        record!.id,
+        record.id,
         rows.map((r) => r.row),
         rows.map((r) => r.email),
         rows.map((r) => r.name),
@@ -56,7 +56,7 @@ export class MemberImportRepository {
         rows.map((r) => r.cohort),
       ],
     );
-    return record!;
+    return record;
   }
 
   async find(organizationId: string, importId: string): Promise<ImportRecord | null> {
@@ -152,7 +152,7 @@ export class MemberImportRepository {
       );
       if (batch.length === 0) return;
       yield* batch;
-      after = batch[batch.length - 1]!.row;
+      after = batch[batch.length - 1].row;
     }
   }
 }
