@@ -33,7 +33,7 @@ export function readImportFile(buffer: Buffer): ImportRow[] {
   const firstLine = text.split(/\r?\n/, 1)[0] ?? '';
   let records: string[][];
   try {
-    records = parse<string[]>(text, {
+    records = parse(text, {
       delimiter: detectSeparator(firstLine),
       relax_column_count: true,
       // A quote inside an unquoted cell (`=HYPERLINK("...")`) is read literally: one odd row must not reject the file.
