@@ -96,7 +96,12 @@ describe('loadConfig', () => {
 
 describe('loadConfig: providers, SSO and storage', () => {
   it('offers a provider only when both its client id and secret are set, with the default or overridden issuer', () => {
-    const c = loadConfig({ DATA_DIR: '/tmp/cfg-providers', GOOGLE_CLIENT_ID: 'g', GOOGLE_CLIENT_SECRET: 's', MICROSOFT_CLIENT_ID: 'm' });
+    const c = loadConfig({
+      DATA_DIR: '/tmp/cfg-providers',
+      GOOGLE_CLIENT_ID: 'g',
+      GOOGLE_CLIENT_SECRET: 's',
+      MICROSOFT_CLIENT_ID: 'm',
+    });
     expect(c.providers.google).toEqual({ clientId: 'g', clientSecret: 's', issuer: 'https://accounts.google.com' });
     expect(c.providers.microsoft).toBeNull();
     const m = loadConfig({
