@@ -10,15 +10,7 @@ import {
   UploadedFile,
   UseInterceptors,
 } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiBody,
-  ApiConsumes,
-  ApiOkResponse,
-  ApiOperation,
-  ApiProduces,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiConsumes, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { stringify } from 'csv-stringify';
 import type { Response } from 'express';
 import { Readable } from 'node:stream';
@@ -91,13 +83,12 @@ export class MemberImportController {
   }
 
   @Get(':import_id/report')
-  @ApiProduces('text/csv')
   @ApiOperation({
     summary: 'The per-row report (CSV)',
     description:
       'One line per input row: `row,email,outcome,reason`, UTF-8 with BOM, cells neutralized against spreadsheet formulas.',
   })
-  @ApiOkResponse({ description: 'text/csv', schema: { type: 'string' } })
+  @ApiOkResponse({ description: 'The report as CSV', content: { 'text/csv': { schema: { type: 'string' } } } })
   @ApiErrors(404, [409, 'import_not_finished'])
   async report(
     @Param('org_id') orgId: string,

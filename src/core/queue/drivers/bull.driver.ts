@@ -25,7 +25,16 @@ export class BullDriver implements QueueDriver {
   readonly kind = 'bull' as const;
   private readonly logger = new Logger('BullQueue');
 
-  constructor(private readonly queues: ReadonlyMap<QueueName, Queue>) {}
+  private closing?: Promise<void>;
+
+  constructor(private readonly queues: ReadonlyMap<QueueName, Queue>) {
+    // @nestjs/bull closes each queue in its own shutdown hook and lets a failed close (Redis dropping the
+    // connection while a just-started queue is still initializing) fail the whole shutdown. Route those hooks
+    // to our close, which waits for running jobs and logs such errors instead.
+    for (const queue of queues.values()) {
+      (queue as Queue & { onApplicationShutdown?: () => Promise<void> }).onApplicationShutdown = () => this.close();
+    }
+  }
 
   async dispatch(id: string, def: JobDefinition<unknown>, runAt: Date): Promise<void> {
     const queue = this.queue(def.queue);
@@ -72,9 +81,14 @@ export class BullDriver implements QueueDriver {
     }
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     // Bull's close() waits for the jobs this process is running, then disconnects.
-    await Promise.allSettled([...this.queues.values()].map((q) => q.close()));
+    this.closing ??= Promise.allSettled([...this.queues.values()].map((q) => q.close())).then((results) => {
+      for (const r of results) {
+        if (r.status === 'rejected') this.logger.warn({ err: r.reason as unknown }, 'A queue did not close cleanly');
+      }
+    });
+    return this.closing;
   }
 
   private queue(name: QueueName): Queue {
