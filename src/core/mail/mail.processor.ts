@@ -15,7 +15,10 @@ export class MailProcessor implements OnApplicationShutdown {
   private readonly domain: string;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    this.transport = config.mail.smtpUrl ? createTransport(config.mail.smtpUrl) : null;
+    // Pooled: a burst of messages (an import's invitations) reuses a few SMTP connections instead of one each.
+    this.transport = config.mail.smtpUrl
+      ? createTransport({ url: config.mail.smtpUrl, pool: true, maxConnections: 4 })
+      : null;
     this.domain = new URL(config.baseUrl).hostname;
   }
 

@@ -123,14 +123,11 @@ export class MemberImportRepository {
     );
   }
 
-  /** Emails of earlier rows of this import that were already handled (a repeated address is skipped). */
-  async handledEmails(importId: string, emails: string[], beforeRow: number, tx: Tx): Promise<Set<string>> {
-    if (emails.length === 0) return new Set();
-    // In the batch's transaction: earlier rows of the same batch are not committed yet.
-    const rows = await tx.manager.query<{ email: string }[]>(
-      `SELECT DISTINCT lower(email) AS email FROM member_import_rows
-       WHERE import_id = $1 AND row_number < $3 AND outcome IN ('invited', 'added') AND lower(email) = ANY($2::text[])`,
-      [importId, emails, beforeRow],
+  /** Addresses this import already invited or added (a run resuming after a crash starts from these). */
+  async handledEmails(importId: string): Promise<Set<string>> {
+    const rows = await this.dataSource.query<{ email: string }[]>(
+      `SELECT DISTINCT lower(email) AS email FROM member_import_rows WHERE import_id = $1 AND outcome IN ('invited', 'added')`,
+      [importId],
     );
     return new Set(rows.map((r) => r.email));
   }

@@ -27,6 +27,8 @@ const BATCH = 200;
 interface RunContext {
   record: ImportRecord;
   creatorRole: OrgRole;
+  /** Addresses invited or added so far in this import: a repeated address is skipped. */
+  handled: Set<string>;
 }
 
 @Injectable()
@@ -103,7 +105,11 @@ export class MemberImportService {
       return;
     }
     const creator = await this.orgs.membership(record.organization_id, record.created_by!);
-    const ctx: RunContext = { record, creatorRole: creator!.role };
+    const ctx: RunContext = {
+      record,
+      creatorRole: creator!.role,
+      handled: await this.imports.handledEmails(record.id),
+    };
     await this.imports.markRunning(record.id, this.clock.now());
     for (;;) {
       const batch = await this.imports.pendingBatch(record.id, BATCH);
@@ -175,8 +181,7 @@ export class MemberImportService {
       return ['failed', 'Only an owner can grant the owner or admin role.'];
     const cohort = row.cohort ? await this.cohorts.findByName(organizationId, row.cohort, tx) : null;
     if (row.cohort && !cohort) return ['failed', `No cohort named "${row.cohort}" in this organization.`];
-    if ((await this.imports.handledEmails(row.import_id, [email], row.row, tx)).has(email))
-      return ['skipped', 'The address appears earlier in the file.'];
+    if (ctx.handled.has(email)) return ['skipped', 'The address appears earlier in the file.'];
     const user = await this.users.findByEmail(email, tx);
     if (user) {
       const added = await this.orgs.addMember(organizationId, user.id, role, tx);
@@ -189,6 +194,7 @@ export class MemberImportService {
           role === 'teacher' ? 'teacher' : 'student',
           tx,
         );
+      ctx.handled.add(email);
       return ['added', null];
     }
     await this.invitations.invite(
@@ -197,6 +203,7 @@ export class MemberImportService {
       { userId: ctx.record.created_by },
       { tx, importId: ctx.record.id },
     );
+    ctx.handled.add(email);
     return ['invited', null];
   }
 }
