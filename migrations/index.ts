@@ -3,7 +3,9 @@
  * Listed explicitly (not globbed) so the app, the CLI and jest load the same classes; a unit test fails
  * when a file in this folder is missing here.
  */
+import { CatalogIndexes1763741400000 } from './1763741400000-CatalogIndexes';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
+import { ExternalAuth1763741600000 } from './1763741600000-ExternalAuth';
 import { Foundation1763740800000 } from './1763740800000-Foundation';
 import { Identity1763740900000 } from './1763740900000-Identity';
 import { LearningCore1763741300000 } from './1763741300000-LearningCore';
@@ -15,4 +17,6 @@ export const MIGRATIONS = [
   Tenancy1763741000000,
   CohortsInstitutes1763741200000,
   LearningCore1763741300000,
+  CatalogIndexes1763741400000,
+  ExternalAuth1763741600000,
 ];

@@ -7,12 +7,20 @@ import { AuthModule } from '@/modules/auth/auth.module';
 import { AvatarsModule } from '@/modules/avatars/avatars.module';
 import { CertificatesModule } from '@/modules/certificates/certificates.module';
 import { CohortsModule } from '@/modules/cohorts/cohorts.module';
+import { CoursesModule } from '@/modules/courses/courses.module';
+import { EditorModule } from '@/modules/editor/editor.module';
+import { ExternalAuthModule } from '@/modules/external-auth/external-auth.module';
 import { HealthModule } from '@/modules/health/health.module';
 import { InstitutesModule } from '@/modules/institutes/institutes.module';
 import { InvitationsModule } from '@/modules/invitations/invitations.module';
 import { MemberImportModule } from '@/modules/member-import/member-import.module';
 import { MembersModule } from '@/modules/members/members.module';
+import { OAuthModule } from '@/modules/oauth/oauth.module';
 import { OrganizationsModule } from '@/modules/organizations/organizations.module';
+import { ProgressModule } from '@/modules/progress/progress.module';
+import { SearchModule } from '@/modules/search/search.module';
+import { SsoModule } from '@/modules/sso/sso.module';
+import { TeacherModule } from '@/modules/teacher/teacher.module';
 import { UsersModule } from '@/modules/users/users.module';
 
 @Module({})
@@ -35,6 +43,14 @@ export class AppModule {
         InvitationsModule,
         MemberImportModule,
         CertificatesModule,
+        CoursesModule,
+        EditorModule,
+        ProgressModule,
+        SearchModule,
+        TeacherModule,
+        ExternalAuthModule,
+        SsoModule,
+        OAuthModule,
       ],
     };
   }

@@ -638,6 +638,49 @@ describe('Invitations: sending, the link holder (preview, code, verify), accepta
     });
   });
 
+  describe('SSO enforcement and plan limits', () => {
+    it('an invited address of an enforced SSO domain cannot join by email code (403 sso_required)', async () => {
+      const o = await org();
+      const domain = `enforced-${randomBytes(4).toString('hex')}.test`;
+      await t.db.query(
+        `INSERT INTO sso_domains (organization_id, domain, status, verification_token, enforced, verified_at)
+         VALUES ($1, $2, 'verified', 'x', true, now())`,
+        [o.id, domain],
+      );
+      const sent = await invite(o.owner, o.id, { email: `ana@${domain}` });
+      const request = await t.client().post('/api/v1/invitations/code/request').send({ token: sent.token }).expect(403);
+      expect(request.body.error.code).toBe('sso_required');
+      const verify = await t
+        .client()
+        .post('/api/v1/invitations/code/verify')
+        .send({ token: sent.token, code: '123456' })
+        .expect(403);
+      expect(verify.body.error.code).toBe('sso_required');
+      expect(await membership(o.id, (await userByEmail(`ana@${domain}`))?.id as string)).toBeNull();
+    });
+
+    it("409 member_limit_reached when the organization's plan is full; nothing is accepted", async () => {
+      const o = await org();
+      await t.db.query(`UPDATE organizations SET member_limit = 2 WHERE id = $1`, [o.id]);
+      await t.app.get(OrganizationsService).setSuspended(o.id, false, 'cache refresh', o.owner.user.id, undefined);
+      const first = await invite(o.owner, o.id);
+      const code = await requestCode(first.token, first.email);
+      await t.client().post('/api/v1/invitations/code/verify').send({ token: first.token, code }).expect(200);
+      const second = await invite(o.owner, o.id);
+      const code2 = await requestCode(second.token, second.email);
+      const res = await t
+        .client()
+        .post('/api/v1/invitations/code/verify')
+        .send({ token: second.token, code: code2 })
+        .expect(409);
+      expect(res.body.error.code).toBe('member_limit_reached');
+      const [inv] = await t.db.query(`SELECT status FROM invitations WHERE id = $1`, [second.id]);
+      expect(inv.status).toBe('pending');
+      const usage = await o.owner.agent.get(`/api/v1/organizations/${o.id}/usage`).expect(200);
+      expect(usage.body.members).toEqual({ used: 2, limit: 2 });
+    });
+  });
+
   describe('POST /invitations/accept', () => {
     it('by token: 200 {organization, role}, membership made, the organization active; a repeat answers 200 again; audited', async () => {
       const o = await org();

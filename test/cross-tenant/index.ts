@@ -1,10 +1,12 @@
 import { auditRoutes } from './audit.routes';
 import { cohortRoutes } from './cohorts.routes';
 import { invitationRoutes } from './invitations.routes';
+import { learningRoutes } from './learning.routes';
 import { memberImportRoutes } from './member-import.routes';
 import { memberRoutes } from './members.routes';
 import { organizationRoutes } from './organizations.routes';
 import type { ScopedRoute } from './route';
+import { ssoRoutes } from './sso.routes';
 
 /** Every organization-scoped operation. A new area adds its file here. */
 export const SCOPED_ROUTES: ScopedRoute[] = [
@@ -14,4 +16,6 @@ export const SCOPED_ROUTES: ScopedRoute[] = [
   ...memberRoutes,
   ...memberImportRoutes,
   ...invitationRoutes,
+  ...learningRoutes,
+  ...ssoRoutes,
 ];

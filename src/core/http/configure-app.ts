@@ -19,6 +19,7 @@ export const API_PREFIX = 'api/v1';
 const UNPREFIXED = ['health', 'ready', 'version', '.well-known/{*path}'];
 
 export const JSON_BODY_LIMIT = '1mb';
+const OPEN_CORS_PATHS = /^\/(\.well-known\/|api\/v1\/oauth\/(token|register|revoke)$)/;
 
 /**
  * Everything the HTTP layer needs, in order, then `init`: used by main.ts and by the e2e test factory, so tests
@@ -52,11 +53,16 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
     exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'WWW-Authenticate', 'Content-Disposition'],
     maxAge: 600,
   });
+  // The OAuth protocol endpoints and discovery documents are called by third-party tools from any origin and never
+  // with cookies: any origin, no credentials.
+  const openCors = cors({ origin: '*', credentials: false, maxAge: 600, exposedHeaders: ['WWW-Authenticate'] });
   // Requests without an Origin (servers, scripts, probes) need no CORS work, only the Vary that keeps caches honest.
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (req.headers.origin === undefined) {
       res.setHeader('Vary', 'Origin');
       next();
+    } else if (OPEN_CORS_PATHS.test(req.path)) {
+      openCors(req, res, next);
     } else {
       corsMiddleware(req, res, next);
     }

@@ -1,5 +1,14 @@
-import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import {
+  type ArgumentsHost,
+  Catch,
+  type ExceptionFilter,
+  HttpException,
+  Inject,
+  Logger,
+  Optional,
+} from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { ApiError, type ErrorDetail, STATUS_DEFAULTS } from './api-error';
 import { sendErrorEnvelope } from './error-envelope';
 import { requestIdOf } from './request-id';
@@ -66,6 +75,8 @@ export function resolveError(exception: unknown): Resolved & { unexpected: boole
 export class ErrorEnvelopeFilter implements ExceptionFilter {
   private readonly logger = new Logger('Http');
 
+  constructor(@Optional() @Inject(APP_CONFIG) private readonly config?: AppConfig) {}
+
   catch(exception: unknown, host: ArgumentsHost): void {
     if (host.getType() !== 'http') throw exception;
     const ctx = host.switchToHttp();
@@ -85,7 +96,19 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       resolved.message,
       requestIdOf(req),
       resolved.details,
-      resolved.headers,
+      this.withChallenge(req, resolved),
     );
+  }
+
+  /**
+   * RFC 6750 / RFC 9728 section 5.1: a 401 of the API names its protected-resource metadata, so OAuth clients
+   * (the Model Context Protocol's among them) can discover the authorization server from the refusal alone.
+   */
+  private withChallenge(req: Request, resolved: Resolved): Record<string, string> | undefined {
+    if (resolved.status !== 401 || !this.config || !req.path.startsWith('/api/v1/')) return resolved.headers;
+    const metadata = `${this.config.baseUrl}/.well-known/oauth-protected-resource`;
+    const presented = /^Bearer\s/i.test(req.headers.authorization ?? '');
+    const challenge = `Bearer resource_metadata="${metadata}"${presented ? ', error="invalid_token"' : ''}`;
+    return { ...resolved.headers, 'WWW-Authenticate': challenge };
   }
 }

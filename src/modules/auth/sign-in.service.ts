@@ -40,14 +40,15 @@ export class SignInService {
     this.ssoEnforcement = check;
   }
 
-  private async enforceSso(email: string): Promise<void> {
-    if (this.ssoEnforcement) await this.ssoEnforcement(email);
+  /** Throws 403 `sso_required` when the address's domain enforces SSO (every email-code path asks this). */
+  async assertEmailCodeAllowed(email: string): Promise<void> {
+    if (this.ssoEnforcement) await this.ssoEnforcement(normalizeEmail(email));
   }
   // --- end of SSO enforcement hook ---
 
   async requestCode(email: string, locale: Locale): Promise<void> {
     const normalized = normalizeEmail(email);
-    await this.enforceSso(normalized);
+    await this.assertEmailCodeAllowed(normalized);
     const user = await this.users.findByEmail(normalized);
     const { code } = await this.codes.issue('sign_in', normalized, { locale });
     await this.mail.send(
@@ -59,7 +60,7 @@ export class SignInService {
 
   async verifyCode(email: string, code: string, req: Request, res: Response): Promise<UserEntity> {
     const normalized = normalizeEmail(email);
-    await this.enforceSso(normalized);
+    await this.assertEmailCodeAllowed(normalized);
     const metadata = await this.codes.consume('sign_in', normalized, code);
     if (!metadata) {
       await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, normalized);

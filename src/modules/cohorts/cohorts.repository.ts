@@ -255,4 +255,13 @@ export class CohortsRepository {
     );
     return rows.map((r) => r.user_id);
   }
+
+  /** The students of one cohort of the organization. */
+  async studentIdsOf(organizationId: string, cohortId: string): Promise<string[]> {
+    const rows = await this.dataSource.query<{ user_id: string }[]>(
+      `SELECT user_id FROM cohort_members WHERE organization_id = $1 AND cohort_id = $2 AND role = 'student' ORDER BY user_id`,
+      [organizationId, cohortId],
+    );
+    return rows.map((r) => r.user_id);
+  }
 }

@@ -309,6 +309,11 @@ export class CohortsService {
       teachers: (stats.teachers.get(row.id) ?? []).map((id) => ({ user_id: id, name: names.get(id) ?? null })),
     }));
   }
+
+  /** The students of one cohort of the organization. */
+  studentIdsOf(organizationId: string, cohortId: string): Promise<string[]> {
+    return this.cohorts.studentIdsOf(organizationId, cohortId);
+  }
 }
 
 /** The institute was deleted between the check and the write. */

@@ -239,6 +239,7 @@ export class InvitationsService {
   /** Emails a 6-digit code (10 minutes, 5 attempts) to the invited address, with or without an account. */
   async requestCode(token: string): Promise<void> {
     const { invitation, organization } = await this.usable(token);
+    await this.signIn.assertEmailCodeAllowed(invitation.email);
     const account = await this.users.findByEmail(invitation.email);
     await this.transactions.run(async (tx) => {
       const { code } = await this.codes.issue('invitation', invitation.id, {}, tx);
@@ -257,6 +258,8 @@ export class InvitationsService {
    */
   async verifyCode(dto: InvitationCodeVerifyDto, req: Request, res: Response): Promise<JoinedOrganizationDto> {
     const { invitation, organization } = await this.usable(dto.token);
+    // Joining by email code is an email-code sign-in: an enforced SSO domain refuses it too.
+    await this.signIn.assertEmailCodeAllowed(invitation.email);
     if (!(await this.codes.consume('invitation', invitation.id, dto.code))) {
       await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, invitation.email);
       throw ApiError.badRequest('invalid_otp', 'The code is not valid or has expired.');

@@ -6,6 +6,7 @@ import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { ApiKeysService } from '@/modules/api-keys/api-keys.service';
 import { CohortsService } from '@/modules/cohorts/cohorts.service';
+import { TokenService } from '@/modules/oauth/token.service';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
 import { UsersService } from '@/modules/users/users.service';
 import type { MemberDto, MemberListQueryDto } from './dto/member.dto';
@@ -31,6 +32,7 @@ export class MembersService {
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
     private readonly apiKeys: ApiKeysService,
+    private readonly oauthTokens: TokenService,
   ) {}
 
   async list(caller: Membership, query: MemberListQueryDto): Promise<Page<MemberDto>> {
@@ -104,6 +106,7 @@ export class MembersService {
         throw LAST_OWNER();
       await this.orgs.removeMember(organizationId, userId, tx);
       await this.apiKeys.revokeAllFor(organizationId, userId, tx);
+      await this.oauthTokens.revokeAllFor(organizationId, userId, tx);
       const person = await this.users.findById(userId, tx);
       if (person?.lastOrganizationId === organizationId) await this.users.setLastOrganization(userId, null, tx);
       await this.audit.record(

@@ -125,8 +125,8 @@ export class OrganizationsRepository {
     return row?.n ?? 0;
   }
 
-  async countMembers(organizationId: string): Promise<number> {
-    const [row] = await this.dataSource.query<{ n: number }[]>(
+  async countMembers(organizationId: string, tx?: Tx): Promise<number> {
+    const [row] = await this.db(tx).query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1`,
       [organizationId],
     );

@@ -267,7 +267,19 @@ export class OrganizationsService extends TenancyResolver {
   }
 
   // Membership operations used by the members, invitations and cohorts areas.
-  addMember(organizationId: string, userId: string, role: OrgRole, tx?: Tx): Promise<boolean> {
+  /**
+   * Adds a member (false when already one). Every way in (invitation, import, SSO, fixtures) passes here, so the
+   * plan's member limit is enforced once: 409 `member_limit_reached` when it is full.
+   */
+  async addMember(organizationId: string, userId: string, role: OrgRole, tx?: Tx): Promise<boolean> {
+    const org = await this.orgs.findById(organizationId, tx);
+    if (org?.memberLimit != null && (await this.orgs.membership(organizationId, userId)) === null) {
+      // Under the organization's lock, two joins cannot both take the last place.
+      if (tx) await this.orgs.lockMembers(organizationId, tx);
+      if ((await this.orgs.countMembers(organizationId, tx)) >= org.memberLimit) {
+        throw ApiError.conflict('member_limit_reached', 'The organization has reached the member limit of its plan.');
+      }
+    }
     return this.orgs.addMember(organizationId, userId, role, this.clock.now(), tx);
   }
 

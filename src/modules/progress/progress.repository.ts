@@ -1,10 +1,35 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Tx } from '@/core/database/transaction';
+
+export interface EnrollmentRow {
+  course_id: string;
+  status: 'active' | 'completed';
+  enrolled_at: Date;
+  completed_at: Date | null;
+  last_activity_at: Date;
+  completed_lessons: number;
+  total_lessons: number;
+}
+
+export interface ProgressRow extends EnrollmentRow {
+  user_id: string;
+}
+
+/** Enrollment columns of `e` with its lesson counts (completions by `lesson_completions_course_idx`). */
+const ENROLLMENT_COLUMNS = `e.course_id, e.status, e.enrolled_at, e.completed_at, e.last_activity_at,
+  (SELECT count(*)::int FROM lesson_completions lc
+    WHERE lc.organization_id = e.organization_id AND lc.course_id = e.course_id AND lc.user_id = e.user_id) AS completed_lessons,
+  (SELECT count(*)::int FROM lessons l WHERE l.course_id = e.course_id) AS total_lessons`;
 
 /** Learning records are tenant data: every query takes the organization id. */
 @Injectable()
 export class ProgressRepository {
   constructor(private readonly dataSource: DataSource) {}
+
+  private db(tx?: Tx): EntityManager {
+    return tx?.manager ?? this.dataSource.manager;
+  }
 
   async completedCourseIds(organizationId: string, userId: string): Promise<string[]> {
     const rows = await this.dataSource.query<{ course_id: string }[]>(
@@ -12,5 +37,175 @@ export class ProgressRepository {
       [organizationId, userId],
     );
     return rows.map((r) => r.course_id);
+  }
+
+  async find(organizationId: string, userId: string, courseId: string, tx?: Tx): Promise<EnrollmentRow | null> {
+    const rows = await this.db(tx).query<EnrollmentRow[]>(
+      `SELECT ${ENROLLMENT_COLUMNS} FROM enrollments e
+       WHERE e.organization_id = $1 AND e.user_id = $2 AND e.course_id = $3`,
+      [organizationId, userId, courseId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** Locks the enrollment until the transaction ends: completions of one enrollment run one at a time. */
+  async lock(organizationId: string, userId: string, courseId: string, tx: Tx): Promise<{ status: string } | null> {
+    const rows = await tx.manager.query<{ status: string }[]>(
+      `SELECT status FROM enrollments WHERE organization_id = $1 AND user_id = $2 AND course_id = $3 FOR UPDATE`,
+      [organizationId, userId, courseId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** True when inserted; false when the person was already enrolled (a concurrent enroll waits, then finds it). */
+  async insert(organizationId: string, userId: string, courseId: string, now: Date): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(
+      `INSERT INTO enrollments (organization_id, user_id, course_id, status, enrolled_at, last_activity_at)
+       VALUES ($1, $2, $3, 'active', $4, $4)
+       ON CONFLICT (organization_id, user_id, course_id) DO NOTHING RETURNING id`,
+      [organizationId, userId, courseId, now],
+    );
+    return rows.length > 0;
+  }
+
+  /** The person's enrollments in the organization, most recently enrolled first (`enrollments_user_idx`). */
+  listOf(organizationId: string, userId: string): Promise<EnrollmentRow[]> {
+    return this.dataSource.query<EnrollmentRow[]>(
+      `SELECT ${ENROLLMENT_COLUMNS} FROM enrollments e
+       WHERE e.user_id = $2 AND e.organization_id = $1 ORDER BY e.enrolled_at DESC, e.course_id`,
+      [organizationId, userId],
+    );
+  }
+
+  async enrolledCourseIds(organizationId: string, userId: string, courseIds: string[]): Promise<string[]> {
+    if (courseIds.length === 0) return [];
+    const rows = await this.dataSource.query<{ course_id: string }[]>(
+      `SELECT course_id FROM enrollments WHERE organization_id = $1 AND user_id = $2 AND course_id = ANY($3::uuid[])`,
+      [organizationId, userId, courseIds],
+    );
+    return rows.map((r) => r.course_id);
+  }
+
+  async completedLessonIds(organizationId: string, userId: string, courseId: string, tx?: Tx): Promise<string[]> {
+    const rows = await this.db(tx).query<{ lesson_id: string }[]>(
+      `SELECT lesson_id FROM lesson_completions WHERE organization_id = $1 AND course_id = $3 AND user_id = $2`,
+      [organizationId, userId, courseId],
+    );
+    return rows.map((r) => r.lesson_id);
+  }
+
+  async isLessonCompleted(organizationId: string, userId: string, lessonId: string, tx: Tx): Promise<boolean> {
+    const rows = await tx.manager.query<unknown[]>(
+      `SELECT 1 FROM lesson_completions WHERE organization_id = $1 AND user_id = $2 AND lesson_id = $3`,
+      [organizationId, userId, lessonId],
+    );
+    return rows.length > 0;
+  }
+
+  async insertCompletion(
+    organizationId: string,
+    userId: string,
+    courseId: string,
+    lessonId: string,
+    now: Date,
+    tx: Tx,
+  ): Promise<void> {
+    await tx.manager.query(
+      `INSERT INTO lesson_completions (organization_id, user_id, course_id, lesson_id, completed_at)
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+      [organizationId, userId, courseId, lessonId, now],
+    );
+  }
+
+  async countCompleted(organizationId: string, userId: string, courseId: string, tx: Tx): Promise<number> {
+    const rows = await tx.manager.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM lesson_completions WHERE organization_id = $1 AND course_id = $3 AND user_id = $2`,
+      [organizationId, userId, courseId],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  async markCompleted(organizationId: string, userId: string, courseId: string, now: Date, tx: Tx): Promise<void> {
+    await tx.manager.query(
+      `UPDATE enrollments SET status = 'completed', completed_at = $4
+       WHERE organization_id = $1 AND user_id = $2 AND course_id = $3`,
+      [organizationId, userId, courseId, now],
+    );
+  }
+
+  async touch(organizationId: string, userId: string, courseId: string, now: Date, tx?: Tx): Promise<void> {
+    await this.db(tx).query(
+      `UPDATE enrollments SET last_activity_at = GREATEST(last_activity_at, $4)
+       WHERE organization_id = $1 AND user_id = $2 AND course_id = $3`,
+      [organizationId, userId, courseId, now],
+    );
+  }
+
+  /** Whether the person passed this quiz (`quiz_submissions_lookup_idx`). */
+  async hasPassed(organizationId: string, userId: string, lessonId: string, quizId: string, tx: Tx): Promise<boolean> {
+    const rows = await tx.manager.query<unknown[]>(
+      `SELECT 1 FROM quiz_submissions
+       WHERE organization_id = $1 AND user_id = $2 AND lesson_id = $3 AND passed AND quiz_id = $4 LIMIT 1`,
+      [organizationId, userId, lessonId, quizId],
+    );
+    return rows.length > 0;
+  }
+
+  async insertSubmission(
+    s: {
+      organizationId: string;
+      userId: string;
+      courseId: string;
+      lessonId: string;
+      quizId: string;
+      score: number;
+      passed: boolean;
+      answers: unknown;
+      now: Date;
+    },
+    tx: Tx,
+  ): Promise<void> {
+    await tx.manager.query(
+      `INSERT INTO quiz_submissions (organization_id, user_id, course_id, lesson_id, quiz_id, score, passed, answers, submitted_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [
+        s.organizationId,
+        s.userId,
+        s.courseId,
+        s.lessonId,
+        s.quizId,
+        s.score,
+        s.passed,
+        JSON.stringify(s.answers),
+        s.now,
+      ],
+    );
+  }
+
+  /** Enrollments of these people (optionally in these courses) in the organization, by the enrollments key. */
+  progressOf(organizationId: string, userIds: string[], courseIds?: string[]): Promise<ProgressRow[]> {
+    if (userIds.length === 0 || courseIds?.length === 0) return Promise.resolve([]);
+    return this.dataSource.query<ProgressRow[]>(
+      `SELECT e.user_id, ${ENROLLMENT_COLUMNS} FROM enrollments e
+       WHERE e.organization_id = $1 AND e.user_id = ANY($2::uuid[]) AND ($3::uuid[] IS NULL OR e.course_id = ANY($3::uuid[]))
+       ORDER BY e.user_id, e.enrolled_at, e.course_id`,
+      [organizationId, userIds, courseIds ?? null],
+    );
+  }
+
+  async countInOrganization(organizationId: string): Promise<number> {
+    const rows = await this.dataSource.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM enrollments WHERE organization_id = $1`,
+      [organizationId],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Whether anyone, in any organization, is enrolled in the course (the catalog is shared). */
+  async anyEnrollment(courseId: string, tx?: Tx): Promise<boolean> {
+    const rows = await this.db(tx).query<unknown[]>(`SELECT 1 FROM enrollments WHERE course_id = $1 LIMIT 1`, [
+      courseId,
+    ]);
+    return rows.length > 0;
   }
 }

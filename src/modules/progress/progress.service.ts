@@ -1,16 +1,242 @@
 import { Injectable } from '@nestjs/common';
-import { ProgressRepository } from './progress.repository';
+import type { Membership } from '@/core/auth/tenancy';
+import { Clock } from '@/core/clock/clock';
+import { type Tx, TransactionRunner } from '@/core/database/transaction';
+import { ApiError } from '@/core/http/api-error';
+import { CertificatesService } from '@/modules/certificates/certificates.service';
+import { CatalogService, type LearnerState } from '@/modules/courses/catalog.service';
+import { UUID_RE } from '@/modules/courses/catalog-sql';
+import type { CourseRow, LessonRow } from '@/modules/courses/courses.repository';
+import type { EnrollmentDto } from '@/modules/courses/dto/course.dto';
+import type { MyProgressDto, QuizResultDto, QuizSubmissionInputDto } from './dto/progress.dto';
+import { gradeQuiz, percent } from './learning-rules';
+import { type EnrollmentRow, ProgressRepository } from './progress.repository';
+
+/** One person's progress in one course of an organization (teacher views, programs, reports). */
+export interface CourseProgress {
+  user_id: string;
+  course_id: string;
+  percent: number;
+  completed: boolean;
+  last_activity_at: Date;
+}
+
+const FOREIGN_KEY_VIOLATION = '23503';
+const notEnrolled = (): ApiError => ApiError.forbidden('Enroll in the course first.', 'not_enrolled');
+
+function isForeignKeyViolation(err: unknown): boolean {
+  return (err as { driverError?: { code?: string } }).driverError?.code === FOREIGN_KEY_VIOLATION;
+}
 
 /**
  * Enrollment and completion. Other areas (programs, teacher views) use this exported service; they never query
  * learning tables themselves.
  */
 @Injectable()
-export class ProgressService {
-  constructor(private readonly progress: ProgressRepository) {}
+export class ProgressService implements LearnerState {
+  constructor(
+    private readonly progress: ProgressRepository,
+    private readonly catalog: CatalogService,
+    private readonly certificates: CertificatesService,
+    private readonly transactions: TransactionRunner,
+    private readonly clock: Clock,
+  ) {}
 
   /** The courses this person has completed in this organization. */
   async completedCourseIds(organizationId: string, userId: string): Promise<Set<string>> {
     return new Set(await this.progress.completedCourseIds(organizationId, userId));
   }
+
+  /** Per person and course: percent of lessons completed, whether the course is completed, last activity. */
+  async progressOf(organizationId: string, userIds: string[], courseIds?: string[]): Promise<CourseProgress[]> {
+    const rows = await this.progress.progressOf(organizationId, userIds, courseIds);
+    return rows.map((row) => ({
+      user_id: row.user_id,
+      course_id: row.course_id,
+      percent: percent(row.completed_lessons, row.total_lessons),
+      completed: row.status === 'completed',
+      last_activity_at: row.last_activity_at,
+    }));
+  }
+
+  countEnrollments(organizationId: string): Promise<number> {
+    return this.progress.countInOrganization(organizationId);
+  }
+
+  /** Whether anyone in any organization is enrolled in the course (the editor refuses to delete it then). */
+  hasEnrollments(courseId: string, tx?: Tx): Promise<boolean> {
+    return this.progress.anyEnrollment(courseId, tx);
+  }
+
+  // LearnerState: what the catalog shows about the caller.
+
+  async enrollment(organizationId: string, userId: string, courseId: string): Promise<EnrollmentDto | null> {
+    const row = await this.progress.find(organizationId, userId, courseId);
+    return row && toDto(row);
+  }
+
+  async enrolledCourseIds(organizationId: string, userId: string, courseIds: string[]): Promise<Set<string>> {
+    return new Set(await this.progress.enrolledCourseIds(organizationId, userId, courseIds));
+  }
+
+  async completedLessonIds(organizationId: string, userId: string, courseId: string): Promise<Set<string>> {
+    return new Set(await this.progress.completedLessonIds(organizationId, userId, courseId));
+  }
+
+  // The progress API.
+
+  /**
+   * Enrolls the caller in a course of the organization's catalog. Idempotent: a repeat (also a concurrent one)
+   * answers the existing enrollment with `created: false`, even once the course has left the catalog.
+   */
+  async enroll(member: Membership, idOrSlug: string): Promise<{ enrollment: EnrollmentDto; created: boolean }> {
+    const { organizationId, userId } = member;
+    const course = await this.catalog.resolve(idOrSlug);
+    if (!course || course.status === 'draft') throw ApiError.notFound();
+    const existing = await this.progress.find(organizationId, userId, course.id);
+    if (existing) return { enrollment: toDto(existing), created: false };
+    if (!(await this.catalog.isVisible(organizationId, course.id))) throw ApiError.notFound();
+    const created = await this.progress
+      .insert(organizationId, userId, course.id, this.clock.now())
+      .catch((err: unknown) => {
+        // The course was deleted, or the membership removed, in between.
+        if (isForeignKeyViolation(err)) throw ApiError.notFound();
+        throw err;
+      });
+    const row = await this.progress.find(organizationId, userId, course.id);
+    if (!row) throw ApiError.notFound();
+    return { enrollment: toDto(row), created };
+  }
+
+  /**
+   * Completes a lesson (idempotent). A lesson with a quiz needs a passed submission first (409 `quiz_not_passed`).
+   * When every lesson is completed the course is, and a course that issues certificates issues one in the same
+   * transaction. The enrollment is locked meanwhile, so concurrent completions complete the course, and issue its
+   * certificate, once.
+   */
+  async completeLesson(member: Membership, idOrSlug: string, lessonId: string): Promise<EnrollmentDto> {
+    const { organizationId, userId } = member;
+    const { course, lesson } = await this.enrolledLesson(member, idOrSlug, lessonId);
+    const now = this.clock.now();
+    await this.transactions
+      .run(async (tx) => {
+        const enrollment = await this.progress.lock(organizationId, userId, course.id, tx);
+        if (!enrollment) throw notEnrolled();
+        if (!(await this.progress.isLessonCompleted(organizationId, userId, lesson.id, tx))) {
+          const quiz = lesson.has_quiz ? await this.catalog.quizOf(lesson.id, tx) : null;
+          if (quiz && !(await this.progress.hasPassed(organizationId, userId, lesson.id, quiz.id, tx))) {
+            throw ApiError.conflict('quiz_not_passed', 'Pass the lesson quiz before completing the lesson.');
+          }
+          await this.progress.insertCompletion(organizationId, userId, course.id, lesson.id, now, tx);
+        }
+        await this.progress.touch(organizationId, userId, course.id, now, tx);
+        if (enrollment.status === 'completed') return;
+        const [done, total] = await Promise.all([
+          this.progress.countCompleted(organizationId, userId, course.id, tx),
+          this.catalog.countLessons(course.id, tx),
+        ]);
+        if (total === 0 || done < total) return;
+        await this.progress.markCompleted(organizationId, userId, course.id, now, tx);
+        if (course.issues_certificate) {
+          await this.certificates.issue(
+            { type: 'course', organizationId, userId, subjectId: course.id, title: course.title },
+            tx,
+          );
+        }
+      })
+      .catch((err: unknown) => {
+        // The lesson was deleted, or the enrollment removed, in between.
+        if (isForeignKeyViolation(err)) throw ApiError.notFound();
+        throw err;
+      });
+    const row = await this.progress.find(organizationId, userId, course.id);
+    if (!row) throw notEnrolled();
+    return toDto(row);
+  }
+
+  /** Grades a submission of the lesson's quiz and records it (every attempt is kept). */
+  async submitQuiz(
+    member: Membership,
+    idOrSlug: string,
+    lessonId: string,
+    dto: QuizSubmissionInputDto,
+  ): Promise<QuizResultDto> {
+    const { organizationId, userId } = member;
+    const { course, lesson } = await this.enrolledLesson(member, idOrSlug, lessonId);
+    const quiz = lesson.has_quiz ? await this.catalog.quizOf(lesson.id) : null;
+    if (!quiz) throw ApiError.notFound('This lesson has no quiz.');
+    const graded = gradeQuiz(quiz, dto.answers);
+    if ('problems' in graded) throw ApiError.validation(graded.problems);
+    const { grade } = graded;
+    const now = this.clock.now();
+    await this.transactions
+      .run(async (tx) => {
+        await this.progress.insertSubmission(
+          {
+            organizationId,
+            userId,
+            courseId: course.id,
+            lessonId: lesson.id,
+            quizId: quiz.id,
+            score: grade.score,
+            passed: grade.passed,
+            answers: dto.answers.map((a) => ({
+              question_id: a.question_id.toLowerCase(),
+              option_ids: [...new Set(a.option_ids.map((id) => id.toLowerCase()))],
+            })),
+            now,
+          },
+          tx,
+        );
+        await this.progress.touch(organizationId, userId, course.id, now, tx);
+      })
+      .catch((err: unknown) => {
+        if (isForeignKeyViolation(err)) throw ApiError.notFound();
+        throw err;
+      });
+    return grade;
+  }
+
+  /** The caller's enrollments in the organization, each with its course card, most recently enrolled first. */
+  async mine(member: Membership): Promise<MyProgressDto> {
+    const rows = await this.progress.listOf(member.organizationId, member.userId);
+    const cards = await this.catalog.cards(rows.map((r) => r.course_id));
+    return {
+      items: rows.flatMap((row) => {
+        const card = cards.get(row.course_id);
+        return card ? [{ ...toDto(row), course: this.catalog.toCard(card, true) }] : [];
+      }),
+    };
+  }
+
+  /** The course (reachable by this member), the lesson (of that course) and the caller's enrollment, or the error. */
+  private async enrolledLesson(
+    member: Membership,
+    idOrSlug: string,
+    lessonId: string,
+  ): Promise<{ course: CourseRow; lesson: LessonRow }> {
+    const reachable = await this.catalog.reachable(member.organizationId, member.userId, idOrSlug);
+    if (!reachable) throw ApiError.notFound();
+    const lesson = UUID_RE.test(lessonId)
+      ? await this.catalog.lesson(reachable.course.id, lessonId.toLowerCase())
+      : null;
+    if (!lesson) throw ApiError.notFound();
+    if (!reachable.enrollment) throw notEnrolled();
+    return { course: reachable.course, lesson };
+  }
+}
+
+function toDto(row: EnrollmentRow): EnrollmentDto {
+  return {
+    course_id: row.course_id,
+    status: row.status,
+    progress: {
+      completed_lessons: row.completed_lessons,
+      total_lessons: row.total_lessons,
+      percent: percent(row.completed_lessons, row.total_lessons),
+    },
+    enrolled_at: row.enrolled_at.toISOString(),
+    completed_at: row.completed_at?.toISOString() ?? null,
+    last_activity_at: row.last_activity_at.toISOString(),
+  };
 }

@@ -1,0 +1,29 @@
+/**
+ * The catalog rules written once as SQL, so the catalog list, the course pages and search can never disagree about
+ * what an organization sees or what a query matches.
+ */
+
+/**
+ * A course is visible to an organization when it is published and public, or published and restricted to that
+ * organization. `alias` is the courses alias of the query, `orgParam` the placeholder holding the organization id.
+ */
+export function visibleTo(alias: string, orgParam: string): string {
+  return `(${alias}.status = 'published' AND (${alias}.visibility = 'public' OR EXISTS (
+    SELECT 1 FROM course_organizations co WHERE co.course_id = ${alias}.id AND co.organization_id = ${orgParam})))`;
+}
+
+/**
+ * The full-text query of `q` in both languages: a document matches when its own-language vector matches either
+ * the Spanish or the English reading of the query (stemmed, accent-insensitive). Served by the GIN indexes on
+ * `search_vector`.
+ */
+export function textQuery(param: string): string {
+  return `(websearch_to_tsquery('es_unaccent', ${param}) || websearch_to_tsquery('en_unaccent', ${param}))`;
+}
+
+/** The text search configuration of a row's language (snippets are cut with the document's own config). */
+export function configOf(alias: string): string {
+  return `(CASE ${alias}.language WHEN 'es' THEN 'es_unaccent'::regconfig ELSE 'en_unaccent'::regconfig END)`;
+}
+
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

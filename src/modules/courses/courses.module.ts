@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { CatalogService } from './catalog.service';
+import { CoursesController } from './courses.controller';
+import { CoursesRepository } from './courses.repository';
+import { CoursesService } from './courses.service';
+
+@Module({
+  controllers: [CoursesController],
+  providers: [CoursesRepository, CatalogService, CoursesService],
+  exports: [CatalogService],
+})
+export class CoursesModule {}

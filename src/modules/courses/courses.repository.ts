@@ -1,0 +1,271 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource, type EntityManager } from 'typeorm';
+import type { Tx } from '@/core/database/transaction';
+import { textQuery, UUID_RE, visibleTo } from './catalog-sql';
+import type { Language, Level } from './dto/course.dto';
+
+export type CourseStatus = 'draft' | 'published' | 'unpublished';
+export type QuestionKind = 'single' | 'multiple' | 'true_false';
+
+export interface CourseRow {
+  id: string;
+  slug: string;
+  title: string;
+  summary: string;
+  description_md: string;
+  language: Language;
+  level: Level;
+  tags: string[];
+  visibility: 'public' | 'restricted';
+  status: CourseStatus;
+  issues_certificate: boolean;
+  estimated_minutes: number;
+  published_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+/** A course with what its card shows. */
+export interface CardRow extends CourseRow {
+  lessons_count: number;
+  rating_average: number | null;
+  rating_count: number;
+}
+
+export interface OutlineRow {
+  id: string;
+  position: number;
+  title: string;
+  estimated_minutes: number;
+  has_quiz: boolean;
+}
+
+export interface LessonRow extends OutlineRow {
+  course_id: string;
+  content_md: string;
+}
+
+export interface QuizOptionRow {
+  id: string;
+  position: number;
+  text: string;
+  correct: boolean;
+}
+
+export interface QuizQuestionRow {
+  id: string;
+  position: number;
+  prompt: string;
+  kind: QuestionKind;
+  explanation: string | null;
+  options: QuizOptionRow[];
+}
+
+/** A quiz with its answers (never sent to learners as is). */
+export interface QuizRow {
+  id: string;
+  lesson_id: string;
+  passing_score: number;
+  questions: QuizQuestionRow[];
+}
+
+export interface CatalogFilter {
+  q?: string;
+  language?: Language;
+  level?: Level;
+  tag?: string;
+}
+
+export interface RatingRow {
+  course_id: string;
+  stars: number;
+  comment: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const COURSE_COLUMNS = `c.id, c.slug, c.title, c.summary, c.description_md, c.language, c.level, c.tags, c.visibility,
+  c.status, c.issues_certificate, c.estimated_minutes, c.published_at, c.created_at, c.updated_at`;
+
+/** Card columns of `c`: lesson count by the lessons (course_id, position) key, rating by the ratings primary key. */
+const CARD_COLUMNS = `${COURSE_COLUMNS},
+  (SELECT count(*)::int FROM lessons l WHERE l.course_id = c.id) AS lessons_count,
+  r.rating_average, r.rating_count`;
+const RATING_JOIN = `LEFT JOIN LATERAL (
+    SELECT round(avg(cr.stars)::numeric, 1)::float8 AS rating_average, count(*)::int AS rating_count
+    FROM course_ratings cr WHERE cr.course_id = c.id) r ON true`;
+
+/**
+ * Reads of the shared catalog for learners (courses, lessons, quizzes, ratings). The catalog is platform data, not
+ * tenant data: what an organization may see is decided by `visibleTo`, applied to every organization-facing read.
+ */
+@Injectable()
+export class CoursesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  private db(tx?: Tx): EntityManager {
+    return tx?.manager ?? this.dataSource.manager;
+  }
+
+  /** Any course by id or slug, whatever its status (callers decide what the caller may see). */
+  async findByIdOrSlug(idOrSlug: string, tx?: Tx): Promise<CourseRow | null> {
+    const byId = UUID_RE.test(idOrSlug);
+    const rows = await this.db(tx).query<CourseRow[]>(
+      `SELECT ${COURSE_COLUMNS} FROM courses c WHERE ${byId ? 'c.id = $1' : 'c.slug = $1'}`,
+      [idOrSlug.toLowerCase()],
+    );
+    return rows[0] ?? null;
+  }
+
+  async isVisible(organizationId: string, courseId: string, tx?: Tx): Promise<boolean> {
+    const rows = await this.db(tx).query<unknown[]>(
+      `SELECT 1 FROM courses c WHERE c.id = $2 AND ${visibleTo('c', '$1')}`,
+      [organizationId, courseId],
+    );
+    return rows.length > 0;
+  }
+
+  /**
+   * A page of the organization's catalog, newest published first (ties by id). Served by
+   * `courses_published_order_idx` (the order, with language, level and visibility in the index) and the GIN
+   * indexes on `search_vector` (q) and `tags` (tag).
+   */
+  async catalogPage(
+    organizationId: string,
+    filter: CatalogFilter,
+    page: { limit: number; offset: number },
+  ): Promise<{ rows: CardRow[]; total: number }> {
+    const params: unknown[] = [organizationId];
+    const where = [visibleTo('c', '$1')];
+    if (filter.q) {
+      params.push(filter.q);
+      where.push(`c.search_vector @@ ${textQuery(`$${params.length}`)}`);
+    }
+    if (filter.language) {
+      params.push(filter.language);
+      where.push(`c.language = $${params.length}`);
+    }
+    if (filter.level) {
+      params.push(filter.level);
+      where.push(`c.level = $${params.length}`);
+    }
+    if (filter.tag) {
+      params.push([filter.tag]);
+      where.push(`c.tags @> $${params.length}::text[]`);
+    }
+    const condition = where.join(' AND ');
+    const [rows, count] = await Promise.all([
+      this.dataSource.query<CardRow[]>(
+        `WITH page AS (
+           SELECT c.id, c.published_at FROM courses c WHERE ${condition}
+           ORDER BY c.published_at DESC, c.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}
+         )
+         SELECT ${CARD_COLUMNS} FROM page p JOIN courses c ON c.id = p.id ${RATING_JOIN}
+         ORDER BY p.published_at DESC, p.id DESC`,
+        [...params, page.limit, page.offset],
+      ),
+      this.dataSource.query<{ total: number }[]>(
+        `SELECT count(*)::int AS total FROM courses c WHERE ${condition}`,
+        params,
+      ),
+    ]);
+    return { rows, total: count[0]?.total ?? 0 };
+  }
+
+  /** Cards of these courses, whatever their status (an enrolled learner keeps seeing what they enrolled in). */
+  async cards(courseIds: string[]): Promise<CardRow[]> {
+    if (courseIds.length === 0) return [];
+    return this.dataSource.query<CardRow[]>(
+      `SELECT ${CARD_COLUMNS} FROM courses c ${RATING_JOIN} WHERE c.id = ANY($1::uuid[])`,
+      [courseIds],
+    );
+  }
+
+  async outline(courseId: string, tx?: Tx): Promise<OutlineRow[]> {
+    return this.db(tx).query<OutlineRow[]>(
+      `SELECT l.id, l.position, l.title, l.estimated_minutes,
+         EXISTS (SELECT 1 FROM quizzes q WHERE q.lesson_id = l.id) AS has_quiz
+       FROM lessons l WHERE l.course_id = $1 ORDER BY l.position`,
+      [courseId],
+    );
+  }
+
+  async lesson(courseId: string, lessonId: string, tx?: Tx): Promise<LessonRow | null> {
+    const rows = await this.db(tx).query<LessonRow[]>(
+      `SELECT l.id, l.course_id, l.position, l.title, l.content_md, l.estimated_minutes,
+         EXISTS (SELECT 1 FROM quizzes q WHERE q.lesson_id = l.id) AS has_quiz
+       FROM lessons l WHERE l.course_id = $1 AND l.id = $2`,
+      [courseId, lessonId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async countLessons(courseId: string, tx?: Tx): Promise<number> {
+    const rows = await this.db(tx).query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM lessons WHERE course_id = $1`,
+      [courseId],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** The quizzes of these lessons with their questions and options in order (three queries for any number). */
+  async quizzes(lessonIds: string[], tx?: Tx): Promise<Map<string, QuizRow>> {
+    const out = new Map<string, QuizRow>();
+    if (lessonIds.length === 0) return out;
+    const db = this.db(tx);
+    const quizzes = await db.query<{ id: string; lesson_id: string; passing_score: number }[]>(
+      `SELECT id, lesson_id, passing_score FROM quizzes WHERE lesson_id = ANY($1::uuid[])`,
+      [lessonIds],
+    );
+    if (quizzes.length === 0) return out;
+    const quizIds = quizzes.map((q) => q.id);
+    const questions = await db.query<(Omit<QuizQuestionRow, 'options'> & { quiz_id: string })[]>(
+      `SELECT id, quiz_id, position, prompt, kind, explanation FROM quiz_questions
+       WHERE quiz_id = ANY($1::uuid[]) ORDER BY quiz_id, position`,
+      [quizIds],
+    );
+    const options = await db.query<(QuizOptionRow & { question_id: string })[]>(
+      `SELECT o.id, o.question_id, o.position, o.text, o.correct FROM quiz_options o
+       JOIN quiz_questions qq ON qq.id = o.question_id
+       WHERE qq.quiz_id = ANY($1::uuid[]) ORDER BY o.question_id, o.position`,
+      [quizIds],
+    );
+    const optionsOf = new Map<string, QuizOptionRow[]>();
+    for (const { question_id, ...option } of options) {
+      const list = optionsOf.get(question_id) ?? [];
+      list.push(option);
+      optionsOf.set(question_id, list);
+    }
+    const byQuiz = new Map<string, QuizRow>();
+    for (const q of quizzes) {
+      const quiz: QuizRow = { ...q, questions: [] };
+      byQuiz.set(q.id, quiz);
+      out.set(q.lesson_id, quiz);
+    }
+    for (const { quiz_id, ...question } of questions) {
+      byQuiz.get(quiz_id)?.questions.push({ ...question, options: optionsOf.get(question.id) ?? [] });
+    }
+    return out;
+  }
+
+  /** One rating per person and course: a repeat replaces stars and comment. */
+  async upsertRating(
+    organizationId: string,
+    userId: string,
+    courseId: string,
+    stars: number,
+    comment: string | null,
+    now: Date,
+  ): Promise<RatingRow> {
+    const rows = await this.dataSource.query<RatingRow[]>(
+      `INSERT INTO course_ratings (course_id, user_id, organization_id, stars, comment, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $6)
+       ON CONFLICT (course_id, user_id) DO UPDATE
+         SET stars = EXCLUDED.stars, comment = EXCLUDED.comment, organization_id = EXCLUDED.organization_id,
+             updated_at = EXCLUDED.updated_at
+       RETURNING course_id, stars, comment, created_at, updated_at`,
+      [courseId, userId, organizationId, stars, comment, now],
+    );
+    return rows[0];
+  }
+}

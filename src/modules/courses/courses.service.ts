@@ -1,0 +1,138 @@
+import { Injectable } from '@nestjs/common';
+import type { Membership } from '@/core/auth/tenancy';
+import { Clock } from '@/core/clock/clock';
+import { ApiError } from '@/core/http/api-error';
+import { type Page, toPage } from '@/core/http/pagination';
+import { CatalogService, type ReachableCourse } from './catalog.service';
+import { CoursesRepository } from './courses.repository';
+import type {
+  CatalogQueryDto,
+  CourseCardDto,
+  CourseDetailDto,
+  LessonDto,
+  RateCourseDto,
+  RatingDto,
+} from './dto/course.dto';
+import { UUID_RE } from './catalog-sql';
+
+const notEnrolled = (): ApiError => ApiError.forbidden('Enroll in the course first.', 'not_enrolled');
+
+/** The catalog an organization's members browse: cards, course pages, lessons and ratings. */
+@Injectable()
+export class CoursesService {
+  constructor(
+    private readonly courses: CoursesRepository,
+    private readonly catalog: CatalogService,
+    private readonly clock: Clock,
+  ) {}
+
+  async list(member: Membership, query: CatalogQueryDto): Promise<Page<CourseCardDto>> {
+    const { rows, total } = await this.courses.catalogPage(
+      member.organizationId,
+      { q: query.q, language: query.language, level: query.level, tag: query.tag },
+      query,
+    );
+    const enrolled = await this.catalog.learnerState.enrolledCourseIds(
+      member.organizationId,
+      member.userId,
+      rows.map((r) => r.id),
+    );
+    return toPage(
+      rows.map((row) => this.catalog.toCard(row, enrolled.has(row.id))),
+      total,
+      query,
+    );
+  }
+
+  async detail(member: Membership, idOrSlug: string): Promise<CourseDetailDto> {
+    const { course, visible, enrollment } = await this.reach(member, idOrSlug);
+    const [cards, outline, completed] = await Promise.all([
+      this.catalog.cards([course.id]),
+      this.catalog.outline(course.id),
+      enrollment
+        ? this.catalog.learnerState.completedLessonIds(member.organizationId, member.userId, course.id)
+        : Promise.resolve(new Set<string>()),
+    ]);
+    const card = cards.get(course.id);
+    if (!card) throw ApiError.notFound();
+    return {
+      ...this.catalog.toCard(card, enrollment !== null),
+      description_md: course.description_md,
+      issues_certificate: course.issues_certificate,
+      published_at: course.published_at?.toISOString() ?? null,
+      available: visible,
+      lessons: outline.map((l) => ({
+        id: l.id,
+        position: l.position,
+        title: l.title,
+        estimated_minutes: l.estimated_minutes,
+        has_quiz: l.has_quiz,
+        completed: completed.has(l.id),
+      })),
+      progress: enrollment,
+    };
+  }
+
+  /** Lesson content is for enrolled members (403 `not_enrolled`); the quiz comes without its answers. */
+  async lesson(member: Membership, idOrSlug: string, lessonId: string): Promise<LessonDto> {
+    const { course, enrollment } = await this.reach(member, idOrSlug);
+    if (!UUID_RE.test(lessonId)) throw ApiError.notFound();
+    const lesson = await this.catalog.lesson(course.id, lessonId.toLowerCase());
+    if (!lesson) throw ApiError.notFound();
+    if (!enrollment) throw notEnrolled();
+    const [outline, quiz, completed] = await Promise.all([
+      this.catalog.outline(course.id),
+      lesson.has_quiz ? this.catalog.quizOf(lesson.id) : Promise.resolve(null),
+      this.catalog.learnerState.completedLessonIds(member.organizationId, member.userId, course.id),
+    ]);
+    const index = outline.findIndex((l) => l.id === lesson.id);
+    return {
+      id: lesson.id,
+      course_id: course.id,
+      position: lesson.position,
+      title: lesson.title,
+      content_md: lesson.content_md,
+      estimated_minutes: lesson.estimated_minutes,
+      completed: completed.has(lesson.id),
+      quiz: quiz && {
+        passing_score: quiz.passing_score,
+        questions: quiz.questions.map((q) => ({
+          id: q.id,
+          position: q.position,
+          prompt: q.prompt,
+          kind: q.kind,
+          options: q.options.map((o) => ({ id: o.id, position: o.position, text: o.text })),
+        })),
+      },
+      previous_lesson_id: outline[index - 1]?.id ?? null,
+      next_lesson_id: outline[index + 1]?.id ?? null,
+    };
+  }
+
+  /** Enrolled members rate a course once (a repeat replaces the rating). */
+  async rate(member: Membership, idOrSlug: string, dto: RateCourseDto): Promise<RatingDto> {
+    const { course, enrollment } = await this.reach(member, idOrSlug);
+    if (!enrollment) throw notEnrolled();
+    const row = await this.courses.upsertRating(
+      member.organizationId,
+      member.userId,
+      course.id,
+      dto.stars,
+      dto.comment?.trim() || null,
+      this.clock.now(),
+    );
+    return {
+      course_id: row.course_id,
+      stars: row.stars,
+      comment: row.comment,
+      created_at: row.created_at.toISOString(),
+      updated_at: row.updated_at.toISOString(),
+    };
+  }
+
+  private async reach(member: Membership, idOrSlug: string): Promise<ReachableCourse> {
+    const reachable = await this.catalog.reachable(member.organizationId, member.userId, idOrSlug);
+    if (!reachable) throw ApiError.notFound();
+    return reachable;
+  }
+}

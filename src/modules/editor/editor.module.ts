@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { CoursesModule } from '@/modules/courses/courses.module';
+import { ProgressModule } from '@/modules/progress/progress.module';
+import { EditorController } from './editor.controller';
+import { EditorRepository } from './editor.repository';
+import { EditorService } from './editor.service';
+import { SeoController } from './seo/seo.controller';
+import { SeoService } from './seo/seo.service';
+
+@Module({
+  imports: [CoursesModule, ProgressModule],
+  controllers: [EditorController, SeoController],
+  providers: [EditorRepository, EditorService, SeoService],
+  exports: [EditorService],
+})
+export class EditorModule {}

@@ -1,0 +1,447 @@
+import { Injectable } from '@nestjs/common';
+import { AuditService } from '@/core/audit/audit.service';
+import { Clock } from '@/core/clock/clock';
+import { CryptoService } from '@/core/crypto/crypto.service';
+import { type Tx, TransactionRunner } from '@/core/database/transaction';
+import { ApiError, type ErrorDetail } from '@/core/http/api-error';
+import { type Page, toPage } from '@/core/http/pagination';
+import { CatalogService } from '@/modules/courses/catalog.service';
+import { UUID_RE } from '@/modules/courses/catalog-sql';
+import { ProgressService } from '@/modules/progress/progress.service';
+import type {
+  CreateCourseDto,
+  CreateLessonDto,
+  EditorCourseDto,
+  EditorCourseQueryDto,
+  EditorCourseSummaryDto,
+  EditorLessonDto,
+  EditorQuizDto,
+  QuizInputDto,
+  UpdateCourseDto,
+  UpdateLessonDto,
+} from './dto/editor.dto';
+import {
+  type CourseValues,
+  type EditorCourseRow,
+  type EditorLessonRow,
+  EditorRepository,
+  type QuizValues,
+} from './editor.repository';
+import { insertAt, moveTo, positionProblem, removeFrom } from './positions';
+import { quizProblems } from './quiz-rules';
+import { isValidSlug, numberedSlug, slugFromTitle, suffixedSlug } from './slug';
+
+const UNIQUE_VIOLATION = '23505';
+const FOREIGN_KEY_VIOLATION = '23503';
+
+function driverError(err: unknown): { code?: string; constraint?: string; table?: string } | undefined {
+  return (err as { driverError?: { code?: string; constraint?: string; table?: string } }).driverError;
+}
+
+const slugTaken = (): ApiError => ApiError.conflict('slug_taken', 'That slug is already in use.');
+const unknownOrganizations = (): ApiError =>
+  ApiError.validation([{ field: 'organization_ids', message: 'organization_ids must be existing organizations' }]);
+const courseInUse = (): ApiError =>
+  ApiError.conflict(
+    'course_in_use',
+    'People are enrolled in this course, or certificates or learning paths refer to it: unpublish it instead.',
+  );
+const courseEmpty = (message: string): ApiError => ApiError.conflict('course_empty', message);
+
+function idOr404(id: string): string {
+  if (!UUID_RE.test(id)) throw ApiError.notFound();
+  return id.toLowerCase();
+}
+
+/** Trimmed, lower-cased (by the DTO), without repeats, in the order given. */
+function cleanTags(tags: string[]): string[] {
+  return [...new Set(tags)];
+}
+
+function cleanIds(ids: string[]): string[] {
+  return [...new Set(ids.map((id) => id.toLowerCase()))];
+}
+
+function quizValues(quiz: QuizInputDto): QuizValues {
+  return {
+    passing_score: quiz.passing_score,
+    questions: quiz.questions.map((q) => ({
+      prompt: q.prompt,
+      kind: q.kind,
+      explanation: q.explanation?.trim() ? q.explanation : null,
+      options: q.options.map((o) => ({ text: o.text, correct: o.correct })),
+    })),
+  };
+}
+
+/**
+ * Course authoring by platform editors: courses of the shared catalog, their lessons and quizzes, publication.
+ * Changes to one course are serialized by locking its row. Publication changes are audited without an
+ * organization (`course.published`, `course.unpublished`), like creation and deletion.
+ */
+@Injectable()
+export class EditorService {
+  constructor(
+    private readonly editor: EditorRepository,
+    private readonly catalog: CatalogService,
+    private readonly progress: ProgressService,
+    private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
+    private readonly clock: Clock,
+    private readonly crypto: CryptoService,
+  ) {}
+
+  async list(query: EditorCourseQueryDto): Promise<Page<EditorCourseSummaryDto>> {
+    const { rows, total } = await this.editor.list({ status: query.status, q: query.q }, query);
+    return toPage(rows.map(toSummary), total, query);
+  }
+
+  async get(courseId: string): Promise<EditorCourseDto> {
+    const course = await this.editor.find(idOr404(courseId));
+    if (!course) throw ApiError.notFound();
+    return this.toDto(course);
+  }
+
+  async create(dto: CreateCourseDto, actorId: string, ip?: string): Promise<EditorCourseDto> {
+    const organizationIds = cleanIds(dto.organization_ids ?? []);
+    const values: CourseValues = {
+      slug: dto.slug ?? '',
+      title: dto.title,
+      summary: dto.summary ?? '',
+      description_md: dto.description_md ?? '',
+      language: dto.language,
+      level: dto.level,
+      tags: cleanTags(dto.tags ?? []),
+      visibility: dto.visibility ?? 'public',
+      issues_certificate: dto.issues_certificate ?? false,
+      estimated_minutes: dto.estimated_minutes ?? 0,
+    };
+    checkAudience(values.visibility, organizationIds);
+    if (dto.slug !== undefined && (await this.editor.slugTaken(dto.slug))) throw slugTaken();
+    // A derived slug may be taken by a concurrent creation between the look-up and the insert: draw again.
+    for (let attempt = 0; ; attempt++) {
+      if (dto.slug === undefined) values.slug = await this.freeSlug(slugFromTitle(dto.title), attempt);
+      try {
+        const id = await this.transactions.run(async (tx) => {
+          const created = await this.editor.insert(values, actorId, this.clock.now(), tx);
+          await this.editor.setOrganizations(created, organizationIds, tx);
+          await this.audit.record(
+            { action: 'course.created', actorId, organizationId: null, targetType: 'course', targetId: created, ip },
+            tx,
+          );
+          return created;
+        });
+        return this.get(id);
+      } catch (err) {
+        const e = driverError(err);
+        if (e?.code === UNIQUE_VIOLATION && e.constraint === 'courses_slug_uq') {
+          if (dto.slug !== undefined || attempt >= 3) throw slugTaken();
+          continue;
+        }
+        if (e?.code === FOREIGN_KEY_VIOLATION) throw unknownOrganizations();
+        throw err;
+      }
+    }
+  }
+
+  async update(courseId: string, dto: UpdateCourseDto, actorId: string, ip?: string): Promise<EditorCourseDto> {
+    const id = idOr404(courseId);
+    const fields = (Object.keys(dto) as (keyof UpdateCourseDto)[]).filter((k) => dto[k] !== undefined);
+    await this.transactions
+      .run(async (tx) => {
+        const current = await this.editor.lock(id, tx);
+        if (!current) throw ApiError.notFound();
+        if (fields.length === 0) return;
+        const values: CourseValues = {
+          slug: dto.slug ?? current.slug,
+          title: dto.title ?? current.title,
+          summary: dto.summary ?? current.summary,
+          description_md: dto.description_md ?? current.description_md,
+          language: dto.language ?? current.language,
+          level: dto.level ?? current.level,
+          tags: dto.tags ? cleanTags(dto.tags) : current.tags,
+          visibility: dto.visibility ?? current.visibility,
+          issues_certificate: dto.issues_certificate ?? current.issues_certificate,
+          estimated_minutes: dto.estimated_minutes ?? current.estimated_minutes,
+        };
+        const organizationIds = dto.organization_ids
+          ? cleanIds(dto.organization_ids)
+          : await this.editor.organizationIds(id, tx);
+        checkAudience(values.visibility, organizationIds);
+        if (values.slug !== current.slug && (await this.editor.slugTaken(values.slug, id))) throw slugTaken();
+        await this.editor.update(id, values, this.clock.now(), tx);
+        if (values.language !== current.language) await this.editor.syncLessonLanguage(id, values.language, tx);
+        if (dto.organization_ids) await this.editor.setOrganizations(id, organizationIds, tx);
+        await this.audit.record(
+          {
+            action: 'course.updated',
+            actorId,
+            organizationId: null,
+            targetType: 'course',
+            targetId: id,
+            ip,
+            metadata: { fields },
+          },
+          tx,
+        );
+      })
+      .catch((err: unknown) => {
+        const e = driverError(err);
+        if (e?.code === UNIQUE_VIOLATION && e.constraint === 'courses_slug_uq') throw slugTaken();
+        if (e?.code === FOREIGN_KEY_VIOLATION) throw unknownOrganizations();
+        throw err;
+      });
+    return this.get(id);
+  }
+
+  /**
+   * Only a course nobody learns from can go: with an enrollment anywhere (409 `course_in_use`), or a certificate or
+   * a learning path referring to it (the database's restricting foreign keys, same answer), unpublish it instead.
+   */
+  async remove(courseId: string, actorId: string, ip?: string): Promise<void> {
+    const id = idOr404(courseId);
+    await this.transactions
+      .run(async (tx) => {
+        // Locked first: an enrollment now waits for this transaction (and then finds no course).
+        const course = await this.editor.lock(id, tx);
+        if (!course) throw ApiError.notFound();
+        if (await this.progress.hasEnrollments(id, tx)) throw courseInUse();
+        await this.editor.delete(id, tx);
+        await this.audit.record(
+          {
+            action: 'course.deleted',
+            actorId,
+            organizationId: null,
+            targetType: 'course',
+            targetId: id,
+            ip,
+            metadata: { slug: course.slug },
+          },
+          tx,
+        );
+      })
+      .catch((err: unknown) => {
+        if (driverError(err)?.code === FOREIGN_KEY_VIOLATION) throw courseInUse();
+        throw err;
+      });
+  }
+
+  /** Idempotent; needs at least one lesson (409 `course_empty`). */
+  async publish(courseId: string, actorId: string, ip?: string): Promise<EditorCourseDto> {
+    return this.setStatus(courseId, 'published', actorId, ip);
+  }
+
+  /** Idempotent; a draft stays a draft. */
+  async unpublish(courseId: string, actorId: string, ip?: string): Promise<EditorCourseDto> {
+    return this.setStatus(courseId, 'unpublished', actorId, ip);
+  }
+
+  async createLesson(courseId: string, dto: CreateLessonDto): Promise<EditorLessonDto> {
+    const id = idOr404(courseId);
+    if (dto.quiz) throwIf(quizProblems(dto.quiz));
+    const lessonId = await this.transactions.run(async (tx) => {
+      const course = await this.editor.lock(id, tx);
+      if (!course) throw ApiError.notFound();
+      const order = await this.editor.order(id, tx);
+      if (dto.position !== undefined) throwIfPosition(dto.position, order.length + 1);
+      const now = this.clock.now();
+      const created = await this.editor.insertLesson(
+        id,
+        { title: dto.title, content_md: dto.content_md ?? '', estimated_minutes: dto.estimated_minutes ?? 0 },
+        order.length + 1,
+        course.language,
+        now,
+        tx,
+      );
+      if (dto.position !== undefined && dto.position <= order.length) {
+        await this.editor.setOrder(id, insertAt(order, created, dto.position), tx);
+      }
+      if (dto.quiz) await this.editor.replaceQuiz(created, quizValues(dto.quiz), tx);
+      await this.editor.touch(id, now, tx);
+      return created;
+    });
+    return this.lessonDto(id, lessonId);
+  }
+
+  async updateLesson(courseId: string, lessonId: string, dto: UpdateLessonDto): Promise<EditorLessonDto> {
+    const id = idOr404(courseId);
+    const lid = idOr404(lessonId);
+    if (dto.quiz) throwIf(quizProblems(dto.quiz));
+    await this.transactions.run(async (tx) => {
+      if (!(await this.editor.lock(id, tx))) throw ApiError.notFound();
+      const lesson = await this.editor.lesson(id, lid, tx);
+      if (!lesson) throw ApiError.notFound();
+      const now = this.clock.now();
+      if (dto.title !== undefined || dto.content_md !== undefined || dto.estimated_minutes !== undefined) {
+        await this.editor.updateLesson(
+          id,
+          lid,
+          {
+            title: dto.title ?? lesson.title,
+            content_md: dto.content_md ?? lesson.content_md,
+            estimated_minutes: dto.estimated_minutes ?? lesson.estimated_minutes,
+          },
+          now,
+          tx,
+        );
+      }
+      if (dto.position !== undefined && dto.position !== lesson.position) {
+        const order = await this.editor.order(id, tx);
+        throwIfPosition(dto.position, order.length);
+        await this.editor.setOrder(id, moveTo(order, lid, dto.position), tx);
+      }
+      if (dto.quiz === null) await this.editor.deleteQuiz(lid, tx);
+      else if (dto.quiz) await this.editor.replaceQuiz(lid, quizValues(dto.quiz), tx);
+      await this.editor.touch(id, now, tx);
+    });
+    return this.lessonDto(id, lid);
+  }
+
+  /** The later lessons move up. The last lesson of a published course cannot go (409 `course_empty`). */
+  async deleteLesson(courseId: string, lessonId: string): Promise<void> {
+    const id = idOr404(courseId);
+    const lid = idOr404(lessonId);
+    await this.transactions.run(async (tx) => {
+      const course = await this.editor.lock(id, tx);
+      if (!course) throw ApiError.notFound();
+      const order = await this.editor.order(id, tx);
+      if (!order.includes(lid)) throw ApiError.notFound();
+      if (order.length === 1 && course.status === 'published') {
+        throw courseEmpty('A published course keeps at least one lesson: unpublish it first.');
+      }
+      await this.editor.deleteLesson(id, lid, tx);
+      await this.editor.setOrder(id, removeFrom(order, lid), tx);
+      await this.editor.touch(id, this.clock.now(), tx);
+    });
+  }
+
+  private async setStatus(
+    courseId: string,
+    status: 'published' | 'unpublished',
+    actorId: string,
+    ip?: string,
+  ): Promise<EditorCourseDto> {
+    const id = idOr404(courseId);
+    await this.transactions.run(async (tx) => {
+      const course = await this.editor.lock(id, tx);
+      if (!course) throw ApiError.notFound();
+      if (status === 'published' && course.lessons_count === 0) {
+        throw courseEmpty('A course needs at least one lesson to be published.');
+      }
+      if (course.status === status || (status === 'unpublished' && course.status === 'draft')) return;
+      await this.editor.setStatus(id, status, this.clock.now(), tx);
+      await this.audit.record(
+        {
+          action: status === 'published' ? 'course.published' : 'course.unpublished',
+          actorId,
+          organizationId: null,
+          targetType: 'course',
+          targetId: id,
+          ip,
+          metadata: { slug: course.slug, visibility: course.visibility },
+        },
+        tx,
+      );
+    });
+    return this.get(id);
+  }
+
+  /** `base`, else `base-2`, `base-3`...; after a lost race (attempt > 0) a random suffix. */
+  private async freeSlug(base: string, attempt: number): Promise<string> {
+    if (attempt > 0) return suffixedSlug(base, this.crypto.randomFromAlphabet('abcdefghjkmnpqrstuvwxyz23456789', 6));
+    for (let n = 1; n <= 50; n++) {
+      const slug = numberedSlug(base, n);
+      if (isValidSlug(slug) && !(await this.editor.slugTaken(slug))) return slug;
+    }
+    return this.freeSlug(base, 1);
+  }
+
+  private async lessonDto(courseId: string, lessonId: string): Promise<EditorLessonDto> {
+    const lesson = await this.editor.lesson(courseId, lessonId);
+    if (!lesson) throw ApiError.notFound();
+    return (await this.lessonDtos([lesson]))[0];
+  }
+
+  private async lessonDtos(lessons: EditorLessonRow[]): Promise<EditorLessonDto[]> {
+    const quizzes = await this.catalog.quizzesOf(lessons.map((l) => l.id));
+    return lessons.map((l) => {
+      const quiz = quizzes.get(l.id);
+      const quizDto: EditorQuizDto | null = quiz
+        ? {
+            id: quiz.id,
+            passing_score: quiz.passing_score,
+            questions: quiz.questions.map((q) => ({
+              id: q.id,
+              position: q.position,
+              prompt: q.prompt,
+              kind: q.kind,
+              explanation: q.explanation,
+              options: q.options.map((o) => ({ id: o.id, position: o.position, text: o.text, correct: o.correct })),
+            })),
+          }
+        : null;
+      return {
+        id: l.id,
+        course_id: l.course_id,
+        position: l.position,
+        title: l.title,
+        content_md: l.content_md,
+        estimated_minutes: l.estimated_minutes,
+        quiz: quizDto,
+        created_at: l.created_at.toISOString(),
+        updated_at: l.updated_at.toISOString(),
+      };
+    });
+  }
+
+  private async toDto(course: EditorCourseRow, tx?: Tx): Promise<EditorCourseDto> {
+    const [organizationIds, lessons] = await Promise.all([
+      this.editor.organizationIds(course.id, tx),
+      this.editor.lessons(course.id, tx),
+    ]);
+    return {
+      ...toSummary(course),
+      description_md: course.description_md,
+      organization_ids: organizationIds,
+      lessons: await this.lessonDtos(lessons),
+    };
+  }
+}
+
+function toSummary(c: EditorCourseRow): EditorCourseSummaryDto {
+  return {
+    id: c.id,
+    slug: c.slug,
+    title: c.title,
+    summary: c.summary,
+    language: c.language,
+    level: c.level,
+    tags: c.tags,
+    visibility: c.visibility,
+    status: c.status,
+    issues_certificate: c.issues_certificate,
+    estimated_minutes: c.estimated_minutes,
+    lessons_count: c.lessons_count,
+    published_at: c.published_at?.toISOString() ?? null,
+    created_at: c.created_at.toISOString(),
+    updated_at: c.updated_at.toISOString(),
+  };
+}
+
+/** A restricted course names the organizations it is offered to. */
+function checkAudience(visibility: string, organizationIds: string[]): void {
+  if (visibility === 'restricted' && organizationIds.length === 0) {
+    throw ApiError.validation([
+      { field: 'organization_ids', message: 'organization_ids must name at least one organization when restricted' },
+    ]);
+  }
+}
+
+function throwIf(problems: ErrorDetail[]): void {
+  if (problems.length) throw ApiError.validation(problems);
+}
+
+function throwIfPosition(position: number, max: number): void {
+  const problem = positionProblem(position, max);
+  if (problem) throw ApiError.validation([{ field: 'position', message: problem }]);
+}

@@ -1,0 +1,33 @@
+import type { Response } from 'express';
+
+/**
+ * An error of the OAuth protocol endpoints (token, registration, revocation), answered with the RFC 6749 /
+ * RFC 7591 body `{error, error_description}` instead of the service's envelope, as those RFCs require.
+ */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly status = 400,
+  ) {
+    super(description);
+    this.name = 'OAuthError';
+  }
+}
+
+export function sendOAuthError(res: Response, err: OAuthError): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Pragma', 'no-cache');
+  res.status(err.status).json({ error: err.error, error_description: err.description });
+}
+
+/**
+ * One parameter of a form or query: absent, or exactly one string. RFC 6749 section 3.1: parameters must not
+ * be repeated.
+ */
+export function singleParam(source: unknown, name: string): string | undefined {
+  const value: unknown = (source as Record<string, unknown> | undefined)?.[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new OAuthError('invalid_request', `The parameter ${name} must appear once.`);
+  return value;
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { CohortsModule } from '@/modules/cohorts/cohorts.module';
+import { CoursesModule } from '@/modules/courses/courses.module';
+import { ProgressModule } from '@/modules/progress/progress.module';
+import { UsersModule } from '@/modules/users/users.module';
+import { TeacherController } from './teacher.controller';
+import { TeacherService } from './teacher.service';
+
+@Module({
+  imports: [CohortsModule, CoursesModule, ProgressModule, UsersModule],
+  controllers: [TeacherController],
+  providers: [TeacherService],
+})
+export class TeacherModule {}
