@@ -273,7 +273,7 @@ export class OrganizationsService extends TenancyResolver {
    */
   async addMember(organizationId: string, userId: string, role: OrgRole, tx?: Tx): Promise<boolean> {
     const org = await this.orgs.findById(organizationId, tx);
-    if (org?.memberLimit != null && (await this.orgs.membership(organizationId, userId)) === null) {
+    if (org && org.memberLimit !== null && (await this.orgs.membership(organizationId, userId)) === null) {
       // Under the organization's lock, two joins cannot both take the last place.
       if (tx) await this.orgs.lockMembers(organizationId, tx);
       if ((await this.orgs.countMembers(organizationId, tx)) >= org.memberLimit) {
