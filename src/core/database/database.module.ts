@@ -40,7 +40,12 @@ class EmbeddedPostgresModule implements OnApplicationShutdown {
         const poolSize = config.database.url ? config.database.poolSize : EMBEDDED_MAX_CONNECTIONS;
         // Migrate before TypeORM's own data source opens, so nothing ever sees a half-migrated schema.
         if (config.migrateOnStart) await migrate(url);
-        return { ...baseDataSourceOptions(url, poolSize), autoLoadEntities: true };
+        const options = baseDataSourceOptions(url, poolSize);
+        if (config.database.url) return { ...options, autoLoadEntities: true };
+        // PGlite runs one transaction at a time: a query sent on another connection while a transaction is open
+        // waits for it. Code must read through the transaction it is in; should it not, this turns the resulting
+        // wait into an error instead of a hang.
+        return { ...options, extra: { ...(options.extra as object), query_timeout: 20_000 }, autoLoadEntities: true };
       },
     }),
   ],

@@ -43,7 +43,7 @@ export class CertificatesService {
     if (existing) return { certificate: existing, issued: false };
     const user = await this.users.findById(input.userId, tx);
     const holderName = user?.name ?? user?.username ?? 'Learner';
-    const [cohortId = null] = await this.cohorts.cohortIdsOf(input.organizationId, input.userId, 'student');
+    const [cohortId = null] = await this.cohorts.cohortIdsOf(input.organizationId, input.userId, 'student', tx);
     for (let attempt = 0; attempt < 5; attempt++) {
       const inserted = await this.certificates.insertIfAbsent(
         {

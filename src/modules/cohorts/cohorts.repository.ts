@@ -229,8 +229,8 @@ export class CohortsRepository {
     return rows[0]?.role ?? null;
   }
 
-  async cohortIdsOfMember(organizationId: string, userId: string, role?: CohortRole): Promise<string[]> {
-    const rows = await this.dataSource.query<{ cohort_id: string }[]>(
+  async cohortIdsOfMember(organizationId: string, userId: string, role?: CohortRole, tx?: Tx): Promise<string[]> {
+    const rows = await this.db(tx).query<{ cohort_id: string }[]>(
       `SELECT cohort_id FROM cohort_members WHERE organization_id = $1 AND user_id = $2 AND ($3::text IS NULL OR role = $3)`,
       [organizationId, userId, role ?? null],
     );

@@ -69,8 +69,9 @@ export class CohortsService {
     return this.cohorts.addMember(organizationId, cohortId, userId, role, this.clock.now(), tx);
   }
 
-  cohortIdsOf(organizationId: string, userId: string, role?: CohortRole): Promise<string[]> {
-    return this.cohorts.cohortIdsOfMember(organizationId, userId, role);
+  /** Pass the transaction when inside one: every read in a transaction must use it (see docs/DECISIONS.md). */
+  cohortIdsOf(organizationId: string, userId: string, role?: CohortRole, tx?: Tx): Promise<string[]> {
+    return this.cohorts.cohortIdsOfMember(organizationId, userId, role, tx);
   }
 
   isTeacherOf(organizationId: string, cohortId: string, userId: string): Promise<boolean> {
