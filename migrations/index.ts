@@ -9,6 +9,7 @@ import { ExternalAuth1763741600000 } from './1763741600000-ExternalAuth';
 import { Foundation1763740800000 } from './1763740800000-Foundation';
 import { Identity1763740900000 } from './1763740900000-Identity';
 import { LearningCore1763741300000 } from './1763741300000-LearningCore';
+import { SearchVectors1763741700000 } from './1763741700000-SearchVectors';
 import { Tenancy1763741000000 } from './1763741000000-Tenancy';
 
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   LearningCore1763741300000,
   CatalogIndexes1763741400000,
   ExternalAuth1763741600000,
+  SearchVectors1763741700000,
 ];

@@ -13,12 +13,13 @@ export function visibleTo(alias: string, orgParam: string): string {
 }
 
 /**
- * The full-text query of `q` in both languages: a document matches when its own-language vector matches either
- * the Spanish or the English reading of the query (stemmed, accent-insensitive). Served by the GIN indexes on
- * `search_vector`.
+ * The full-text query of `q` in both languages, each read twice: stemmed as written and accent-folded. A document
+ * vector holds both forms (migration SearchVectors), so "programas" finds "programación" by stem and
+ * "programacion" finds it without the accent. Served by the GIN indexes on `search_vector`.
  */
 export function textQuery(param: string): string {
-  return `(websearch_to_tsquery('es_unaccent', ${param}) || websearch_to_tsquery('en_unaccent', ${param}))`;
+  return `(websearch_to_tsquery('spanish', ${param}) || websearch_to_tsquery('es_unaccent', ${param}) ||
+    websearch_to_tsquery('english', ${param}) || websearch_to_tsquery('en_unaccent', ${param}))`;
 }
 
 /** The text search configuration of a row's language (snippets are cut with the document's own config). */
