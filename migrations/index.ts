@@ -4,6 +4,7 @@
  * when a file in this folder is missing here.
  */
 import { CatalogIndexes1763741400000 } from './1763741400000-CatalogIndexes';
+import { CertificateIndexes1763741500000 } from './1763741500000-CertificateIndexes';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { ExternalAuth1763741600000 } from './1763741600000-ExternalAuth';
 import { Foundation1763740800000 } from './1763740800000-Foundation';
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   CohortsInstitutes1763741200000,
   LearningCore1763741300000,
   CatalogIndexes1763741400000,
+  CertificateIndexes1763741500000,
   ExternalAuth1763741600000,
   SearchVectors1763741700000,
 ];

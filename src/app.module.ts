@@ -17,6 +17,7 @@ import { MemberImportModule } from '@/modules/member-import/member-import.module
 import { MembersModule } from '@/modules/members/members.module';
 import { OAuthModule } from '@/modules/oauth/oauth.module';
 import { OrganizationsModule } from '@/modules/organizations/organizations.module';
+import { PathsModule } from '@/modules/paths/paths.module';
 import { ProgressModule } from '@/modules/progress/progress.module';
 import { SearchModule } from '@/modules/search/search.module';
 import { SsoModule } from '@/modules/sso/sso.module';
@@ -43,6 +44,7 @@ export class AppModule {
         InvitationsModule,
         MemberImportModule,
         CertificatesModule,
+        PathsModule,
         CoursesModule,
         EditorModule,
         ProgressModule,

@@ -1,10 +1,12 @@
 import { auditRoutes } from './audit.routes';
+import { certificateRoutes } from './certificates.routes';
 import { cohortRoutes } from './cohorts.routes';
 import { invitationRoutes } from './invitations.routes';
 import { learningRoutes } from './learning.routes';
 import { memberImportRoutes } from './member-import.routes';
 import { memberRoutes } from './members.routes';
 import { organizationRoutes } from './organizations.routes';
+import { pathRoutes } from './paths.routes';
 import type { ScopedRoute } from './route';
 import { ssoRoutes } from './sso.routes';
 
@@ -17,5 +19,7 @@ export const SCOPED_ROUTES: ScopedRoute[] = [
   ...memberImportRoutes,
   ...invitationRoutes,
   ...learningRoutes,
+  ...certificateRoutes,
+  ...pathRoutes,
   ...ssoRoutes,
 ];

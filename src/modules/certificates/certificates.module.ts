@@ -1,12 +1,36 @@
-import { Module } from '@nestjs/common';
+import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
 import { CohortsModule } from '@/modules/cohorts/cohorts.module';
 import { UsersModule } from '@/modules/users/users.module';
+import { CertificateExportService } from './certificate-export.service';
+import { CertificatePdfService } from './certificate-pdf.service';
 import { CertificatesRepository } from './certificates.repository';
 import { CertificatesService } from './certificates.service';
+import { IssuedCertificatesController } from './issued-certificates.controller';
+import { LogoFetcher } from './logo-fetcher';
+import { MyCertificatesController } from './my-certificates.controller';
+import { PublicCertificatesController, VERIFY_CACHE_CONTROL } from './public-certificates.controller';
+
+/** Set before the guards run, so 429 and 422 answers of the verification carry it too. */
+function noStore(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Cache-Control', VERIFY_CACHE_CONTROL);
+  next();
+}
 
 @Module({
   imports: [UsersModule, CohortsModule],
-  providers: [CertificatesRepository, CertificatesService],
+  controllers: [PublicCertificatesController, IssuedCertificatesController, MyCertificatesController],
+  providers: [
+    CertificatesRepository,
+    CertificatesService,
+    CertificateExportService,
+    CertificatePdfService,
+    LogoFetcher,
+  ],
   exports: [CertificatesService],
 })
-export class CertificatesModule {}
+export class CertificatesModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(noStore).forRoutes({ path: 'public/certificates/verify/*path', method: RequestMethod.GET });
+  }
+}

@@ -1,0 +1,71 @@
+import { Body, Controller, Get, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
+import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators';
+import type { Credential } from '@/core/auth/credential';
+import { ApiError } from '@/core/http/api-error';
+import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
+import type { Page } from '@/core/http/pagination';
+import { CreatePathDto, EditorPathQueryDto, PathDto, UpdatePathDto } from './dto/path.dto';
+import { PathsService } from './paths.service';
+
+/** A malformed id names nothing: 404, as an unknown one. */
+function uuidOr404(): ParseUUIDPipe {
+  return new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
+}
+
+const RULES =
+  'Courses must exist in the catalog (422 naming each missing one) and appear once; their positions follow the ' +
+  'array order. The slug is unique (409 `slug_taken`) and never shaped like a UUID. A capstone and ' +
+  '`issues_certificate` are for programs only (422 otherwise). `restricted` paths are seen only by ' +
+  '`organization_ids` (each must exist); organizations see a path once it is `published`.';
+
+@ApiTags('editor', 'paths')
+@Controller('editor/paths')
+@PlatformRoles('editor')
+export class EditorPathsController {
+  constructor(private readonly paths: PathsService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'Learning paths and programs of the catalog',
+    description: 'Every path and program, any status, most recent first; filter by `kind` and `status`.',
+  })
+  @ApiPageResponse(PathDto)
+  @ApiErrors([422, 'validation_error'])
+  list(@Query() query: EditorPathQueryDto): Promise<Page<PathDto>> {
+    return this.paths.list(query);
+  }
+
+  @Post()
+  @ApiOperation({
+    summary: 'Create a learning path or program',
+    description: `Status \`draft\` unless given. ${RULES}`,
+  })
+  @ApiCreatedResponse({ type: PathDto })
+  @ApiErrors([409, 'slug_taken'], [422, 'validation_error'])
+  create(@Body() dto: CreatePathDto, @CurrentCredential() credential: Credential): Promise<PathDto> {
+    return this.paths.create(dto, credential.userId);
+  }
+
+  @Get(':path_id')
+  @ApiOperation({ summary: 'A learning path or program', description: 'With its courses in order.' })
+  @ApiOkResponse({ type: PathDto })
+  @ApiErrors([404, 'not_found'])
+  get(@Param('path_id', uuidOr404()) pathId: string): Promise<PathDto> {
+    return this.paths.get(pathId.toLowerCase());
+  }
+
+  @Patch(':path_id')
+  @ApiOperation({
+    summary: 'Update a learning path or program',
+    description:
+      'Only the fields present are applied; `courses` and `organization_ids` replace the whole list; null clears ' +
+      `\`capstone\` and \`badge\`. The result must follow the creation rules. ${RULES} Completions, badges and ` +
+      'certificates already granted stay as they are.',
+  })
+  @ApiOkResponse({ type: PathDto })
+  @ApiErrors([404, 'not_found'], [409, 'slug_taken'], [422, 'validation_error'])
+  update(@Param('path_id', uuidOr404()) pathId: string, @Body() dto: UpdatePathDto): Promise<PathDto> {
+    return this.paths.update(pathId.toLowerCase(), dto);
+  }
+}

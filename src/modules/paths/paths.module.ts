@@ -1,0 +1,20 @@
+import { Module } from '@nestjs/common';
+import { CertificatesModule } from '@/modules/certificates/certificates.module';
+import { CohortsModule } from '@/modules/cohorts/cohorts.module';
+import { CoursesModule } from '@/modules/courses/courses.module';
+import { ProgressModule } from '@/modules/progress/progress.module';
+import { UsersModule } from '@/modules/users/users.module';
+import { EditorPathsController } from './editor-paths.controller';
+import { PathsController } from './paths.controller';
+import { PathsRepository } from './paths.repository';
+import { PathsService } from './paths.service';
+import { ProgramsRepository } from './programs.repository';
+import { ProgramsService } from './programs.service';
+
+@Module({
+  imports: [CertificatesModule, CohortsModule, CoursesModule, ProgressModule, UsersModule],
+  controllers: [EditorPathsController, PathsController],
+  providers: [PathsRepository, PathsService, ProgramsRepository, ProgramsService],
+  exports: [PathsService],
+})
+export class PathsModule {}
