@@ -8,6 +8,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
 import { freePort, median, scratchDatabase, signInCookie, startMailSink, startService, stop } from './lib.mjs';
+// The baseline runs exactly the service's full-text query (built code: run after `npm run build`).
+import { textQuery } from '../dist/src/modules/courses/catalog-sql.js';
+const TQ = textQuery('$2');
 
 const COURSES = Number(process.env.BENCH_COURSES ?? 5000);
 const LESSONS = Number(process.env.BENCH_LESSONS ?? 5);
@@ -164,16 +167,16 @@ const SEARCH_SQL = `
   WITH page AS (
     SELECT * FROM (
       SELECT 'course'::text AS type, c.id, c.id AS course_id,
-        ts_rank_cd(c.search_vector, (websearch_to_tsquery('es_unaccent', $2) || websearch_to_tsquery('en_unaccent', $2)), 32) AS score
+        ts_rank_cd(c.search_vector, ${TQ}, 32) AS score
       FROM courses c
-      WHERE c.search_vector @@ (websearch_to_tsquery('es_unaccent', $2) || websearch_to_tsquery('en_unaccent', $2))
+      WHERE c.search_vector @@ ${TQ}
         AND (c.status = 'published' AND (c.visibility = 'public' OR EXISTS (
           SELECT 1 FROM course_organizations co WHERE co.course_id = c.id AND co.organization_id = $1)))
       UNION ALL
       SELECT 'lesson'::text, l.id, l.course_id,
-        ts_rank_cd(l.search_vector, (websearch_to_tsquery('es_unaccent', $2) || websearch_to_tsquery('en_unaccent', $2)), 32)
+        ts_rank_cd(l.search_vector, ${TQ}, 32)
       FROM lessons l JOIN courses c ON c.id = l.course_id
-      WHERE l.search_vector @@ (websearch_to_tsquery('es_unaccent', $2) || websearch_to_tsquery('en_unaccent', $2))
+      WHERE l.search_vector @@ ${TQ}
         AND (c.status = 'published' AND (c.visibility = 'public' OR EXISTS (
           SELECT 1 FROM course_organizations co WHERE co.course_id = c.id AND co.organization_id = $1)))
     ) h ORDER BY h.score DESC, h.type, h.id LIMIT 20 OFFSET 0
@@ -182,9 +185,9 @@ const SEARCH_SQL = `
     CASE p.type WHEN 'course' THEN c.title ELSE l.title END AS title,
     CASE p.type
       WHEN 'course' THEN ts_headline(CASE c.language WHEN 'es' THEN 'es_unaccent'::regconfig ELSE 'en_unaccent'::regconfig END,
-        c.summary || E'\\n\\n' || c.description_md, (websearch_to_tsquery('es_unaccent', $2) || websearch_to_tsquery('en_unaccent', $2)), $3)
+        c.summary || E'\\n\\n' || c.description_md, ${TQ}, $3)
       ELSE ts_headline(CASE l.language WHEN 'es' THEN 'es_unaccent'::regconfig ELSE 'en_unaccent'::regconfig END,
-        l.content_md, (websearch_to_tsquery('es_unaccent', $2) || websearch_to_tsquery('en_unaccent', $2)), $3)
+        l.content_md, ${TQ}, $3)
     END AS headline
   FROM page p LEFT JOIN lessons l ON p.type = 'lesson' AND l.id = p.id JOIN courses c ON c.id = p.course_id
   ORDER BY p.score DESC, p.type, p.id`;
