@@ -230,9 +230,15 @@ export function normalizeEmail(email: string): string {
 }
 
 /** A short fingerprint of the avatar choice, used to bust caches when it changes. */
+const versionOf = (choice: AvatarChoice | Record<string, never>): string =>
+  createHash('sha256').update(JSON.stringify(choice)).digest('hex').slice(0, 12);
+const NO_CHOICE_VERSION = versionOf({});
+// Accounts come from a shared cache, so the same choice object is asked for on every request of its owner.
+const versions = new WeakMap<AvatarChoice, string>();
+
 export function avatarVersion(choice: AvatarChoice | null): string {
-  return createHash('sha256')
-    .update(JSON.stringify(choice ?? {}))
-    .digest('hex')
-    .slice(0, 12);
+  if (choice === null) return NO_CHOICE_VERSION;
+  let version = versions.get(choice);
+  if (version === undefined) versions.set(choice, (version = versionOf(choice)));
+  return version;
 }
