@@ -1,3 +1,5 @@
+import { FAILED_ATTEMPTS_ACCOUNT } from '@/modules/auth/auth.rate-limits';
+import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import { codeFrom } from './support/mail-sink';
 import { requestSignInCode, setCookies, signIn, totp } from './support/auth';
 import { createTestApp, type TestApp } from './support/test-app';
@@ -232,6 +234,30 @@ describe('Sign-in by email code, cookie session, refresh, logout (interface-v1 3
       for (let i = 0; i < 10; i++)
         await t.client().post('/api/v1/auth/otp/verify').send({ email, code: '000000' }).expect(400);
       await t.client().post('/api/v1/auth/otp/verify').send({ email, code: '000000' }).expect(429);
+    });
+
+    it('counts failed codes per account across flows (ASVS 2.2.1): the 100th failure in an hour is 400, the 101st 429', async () => {
+      const s = await signIn(t);
+      // 98 failures already counted for the account (the per-route limits would stop a single client sooner).
+      await t.app.get(RateLimitService).consume(FAILED_ATTEMPTS_ACCOUNT, s.email, 98);
+      const wrong = (agent: ReturnType<TestApp['client']>) =>
+        agent.post('/api/v1/auth/otp/verify').send({ email: s.email, code: '000000' });
+      // 99th: sign-in; 100th: step-up of the same account, from its own session. Both still answer 400.
+      expect((await wrong(t.client())).status).toBe(400);
+      await s.agent.post('/api/v1/auth/step-up/request').expect(200);
+      const stepUp = await s.agent.post('/api/v1/auth/step-up/verify').send({ code: '000000' });
+      expect(stepUp.status).toBe(400);
+      expect(stepUp.body.error.code).toBe('invalid_otp');
+      // 101st, from yet another client address: 429 with Retry-After, in both flows.
+      const limited = await wrong(t.client()).expect(429);
+      expect(limited.body.error.code).toBe('too_many_requests');
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(3600);
+      await s.agent.post('/api/v1/auth/step-up/verify').send({ code: '000000' }).expect(429);
+      // Only failures count: the person can still sign in with a right code, so nobody can lock them out.
+      await signIn(t, s.email);
+      // Another account is not affected.
+      await invalidOtp(t.client(), t.nextEmail('other'), '000000');
     });
 
     it('limits verifications per client address: 30 per 15 minutes, the 31st is 429', async () => {
