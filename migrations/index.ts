@@ -3,6 +3,7 @@
  * Listed explicitly (not globbed) so the app, the CLI and jest load the same classes; a unit test fails
  * when a file in this folder is missing here.
  */
+import { Architecture1763741800000 } from './1763741800000-Architecture';
 import { CatalogIndexes1763741400000 } from './1763741400000-CatalogIndexes';
 import { CertificateIndexes1763741500000 } from './1763741500000-CertificateIndexes';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   CertificateIndexes1763741500000,
   ExternalAuth1763741600000,
   SearchVectors1763741700000,
+  Architecture1763741800000,
 ];

@@ -125,7 +125,7 @@ describe('Platform foundation (HTTP core, probes, OpenAPI, queue, mail, audit)',
 
     it('an ApiError keeps its status and code', async () => {
       const res = await t.http().get('/api/v1/_probe/conflict').expect(409);
-      expect(res.body.error).toMatchObject({ code: 'probe_conflict', message: 'It conflicts.' });
+      expect(res.body.error).toMatchObject({ code: 'conflict', message: 'It conflicts.' });
     });
 
     it('a non-public route without a credential is 401 unauthorized (deny by default)', async () => {

@@ -209,6 +209,145 @@ export class EnvSettings {
   @Transform(emptyToUndefined)
   @Matches(/^[A-Za-z0-9.:[\]-]+:\d{1,5}$/, { message: 'must be host:port' })
   DNS_RESOLVER?: string;
+
+  // Wave 2 (extensions-v2 26.6). Each feature is off, or local, without its setting.
+
+  /** VAPID key pair (base64url, from `web-push generate-vapid-keys`); both or neither. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^[A-Za-z0-9_-]{80,100}$/, { message: 'must be a base64url P-256 public key' })
+  VAPID_PUBLIC_KEY?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^[A-Za-z0-9_-]{40,50}$/, { message: 'must be a base64url P-256 private key' })
+  VAPID_PRIVATE_KEY?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^(mailto:.+|https:\/\/.+)$/, { message: 'must be a mailto: or https: URL' })
+  VAPID_SUBJECT?: string;
+
+  /** Base64 of a Firebase service-account JSON; without it native devices are stored and nothing is sent. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^[A-Za-z0-9+/=\s]+$/, { message: 'must be base64' })
+  FCM_CREDENTIALS?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsUrl(URL_OPTS)
+  FCM_BASE_URL?: string;
+
+  /** Standard Webhooks secrets (`whsec_` + base64) of the email provider, comma-separated during a rotation. */
+  @IsOptional()
+  @Transform(toList)
+  @Matches(/^whsec_[A-Za-z0-9+/=]{16,}$/, { each: true, message: 'must be whsec_ secrets, comma-separated' })
+  EMAIL_WEBHOOK_SECRET?: string[];
+
+  /** OpenAI-compatible base URL ending in /v1; without it the local extractive tutor answers. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsUrl(URL_OPTS)
+  AI_BASE_URL?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(1)
+  AI_API_KEY?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^[A-Za-z0-9._:/@-]{1,128}$/, { message: 'must be a model name' })
+  AI_MODEL?: string;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  AI_TIMEOUT_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(16)
+  @Max(32_000)
+  AI_MAX_OUTPUT_TOKENS?: number;
+
+  @IsOptional()
+  @Transform(({ value }: { value: unknown }) =>
+    typeof value === 'string' && value.trim() !== '' ? Number(value) : value,
+  )
+  @Min(0)
+  @Max(1)
+  TELEMETRY_SAMPLE_RATE?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DUEL_ROUND_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  DUEL_COUNTDOWN_MS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DUEL_RECONNECT_WINDOW_MS?: number;
+
+  /** Address told of contact and demo requests (public forms). */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsEmail()
+  CONTACT_INBOX?: string;
+
+  /** Address told of new support tickets. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsEmail()
+  SUPPORT_INBOX?: string;
+
+  /** Open Badges 3.0 credentials (default false in production, else true). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  OB_ENABLED?: boolean;
+
+  /** Ed25519 private key (PKCS#8 PEM) that signs Open Badges credentials; `\n` may stand for newlines. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/-----BEGIN PRIVATE KEY-----/, { message: 'must be a PKCS#8 PEM private key' })
+  OB_SIGNING_KEY?: string;
+
+  /** Bearer token that protects GET /metrics (without it and without METRICS_PORT, /metrics answers 404). */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  @MinLength(16, { message: 'must be at least 16 characters' })
+  METRICS_TOKEN?: string;
+
+  /** Serve /metrics on this separate port (bound to loopback unless METRICS_HOST says otherwise). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(65535)
+  METRICS_PORT?: number;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  METRICS_HOST?: string;
 }
 
 export type NodeEnv = 'development' | 'test' | 'production';
@@ -247,6 +386,32 @@ export interface AppConfig {
     } | null;
   };
   readonly sso: { readonly enabled: boolean; readonly dnsResolver: string | null };
+  readonly push: {
+    /** Web push keys; null: web push is off (404 `push_disabled`). */
+    readonly vapid: { readonly publicKey: string; readonly privateKey: string; readonly subject: string } | null;
+    /** Firebase Cloud Messaging; null: native devices are stored, nothing is sent. */
+    readonly fcm: {
+      readonly projectId: string;
+      readonly clientEmail: string;
+      readonly privateKey: string;
+      readonly tokenUri: string;
+      readonly baseUrl: string;
+    } | null;
+  };
+  /** Standard Webhooks secrets of the email provider; empty: the route answers 404 `feature_disabled`. */
+  readonly emailWebhookSecrets: readonly string[];
+  readonly ai: {
+    /** Null: the local extractive provider. */
+    readonly remote: { readonly baseUrl: string; readonly apiKey: string | null; readonly model: string } | null;
+    readonly timeoutMs: number;
+    readonly maxOutputTokens: number;
+  };
+  readonly telemetrySampleRate: number;
+  readonly duels: { readonly roundMs: number; readonly countdownMs: number; readonly reconnectWindowMs: number };
+  readonly contactInbox: string | null;
+  readonly supportInbox: string | null;
+  readonly openBadges: { readonly enabled: boolean; readonly signingKeyPem: string | null };
+  readonly metrics: { readonly token: string | null; readonly port: number | null; readonly host: string };
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { plainToInstance } from 'class-transformer';
@@ -139,7 +139,96 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
           : null,
     },
     sso: { enabled: settings.SSO_ENABLED ?? true, dnsResolver: settings.DNS_RESOLVER ?? null },
+    push: { vapid: vapidSettings(settings), fcm: fcmSettings(settings) },
+    emailWebhookSecrets: settings.EMAIL_WEBHOOK_SECRET ?? [],
+    ai: {
+      remote: aiRemote(settings, isProduction),
+      timeoutMs: settings.AI_TIMEOUT_MS ?? 60_000,
+      maxOutputTokens: settings.AI_MAX_OUTPUT_TOKENS ?? 800,
+    },
+    telemetrySampleRate: settings.TELEMETRY_SAMPLE_RATE ?? 1,
+    duels: {
+      roundMs: settings.DUEL_ROUND_MS ?? 15_000,
+      countdownMs: settings.DUEL_COUNTDOWN_MS ?? 3_000,
+      reconnectWindowMs: settings.DUEL_RECONNECT_WINDOW_MS ?? 30_000,
+    },
+    contactInbox: settings.CONTACT_INBOX?.toLowerCase() ?? null,
+    supportInbox: settings.SUPPORT_INBOX?.toLowerCase() ?? null,
+    openBadges: openBadgesSettings(settings, isProduction, dataDir),
+    metrics: {
+      token: settings.METRICS_TOKEN ?? null,
+      port: settings.METRICS_PORT ?? null,
+      host: settings.METRICS_HOST ?? '127.0.0.1',
+    },
   });
+}
+
+/** The address inside MAIL_FROM (`Name <a@b>` or `a@b`). */
+function mailFromAddress(from: string): string {
+  return /<([^>]+)>/.exec(from)?.[1] ?? from.trim();
+}
+
+function vapidSettings(settings: EnvSettings): AppConfig['push']['vapid'] {
+  const { VAPID_PUBLIC_KEY: publicKey, VAPID_PRIVATE_KEY: privateKey } = settings;
+  if (!publicKey && !privateKey) return null;
+  if (!publicKey) throw new ConfigError('VAPID_PUBLIC_KEY', 'is required with VAPID_PRIVATE_KEY');
+  if (!privateKey) throw new ConfigError('VAPID_PRIVATE_KEY', 'is required with VAPID_PUBLIC_KEY');
+  const from = mailFromAddress(settings.MAIL_FROM ?? 'no-reply@localhost');
+  return { publicKey, privateKey, subject: settings.VAPID_SUBJECT ?? `mailto:${from}` };
+}
+
+function fcmSettings(settings: EnvSettings): AppConfig['push']['fcm'] {
+  if (!settings.FCM_CREDENTIALS) return null;
+  let account: { project_id?: unknown; client_email?: unknown; private_key?: unknown; token_uri?: unknown };
+  try {
+    account = JSON.parse(Buffer.from(settings.FCM_CREDENTIALS, 'base64').toString('utf8')) as typeof account;
+  } catch {
+    throw new ConfigError('FCM_CREDENTIALS', 'must be the base64 of a service-account JSON');
+  }
+  const { project_id, client_email, private_key, token_uri } = account;
+  if (
+    typeof project_id !== 'string' ||
+    typeof client_email !== 'string' ||
+    typeof private_key !== 'string' ||
+    typeof token_uri !== 'string'
+  ) {
+    throw new ConfigError('FCM_CREDENTIALS', 'must hold project_id, client_email, private_key and token_uri');
+  }
+  return {
+    projectId: project_id,
+    clientEmail: client_email,
+    privateKey: private_key,
+    tokenUri: token_uri,
+    baseUrl: stripSlash(settings.FCM_BASE_URL ?? 'https://fcm.googleapis.com'),
+  };
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
+
+function aiRemote(settings: EnvSettings, isProduction: boolean): AppConfig['ai']['remote'] {
+  if (!settings.AI_BASE_URL) return null;
+  if (!settings.AI_MODEL) throw new ConfigError('AI_MODEL', 'is required with AI_BASE_URL');
+  const url = new URL(settings.AI_BASE_URL);
+  const loopbackHttp = url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname);
+  if (url.protocol !== 'https:' && (!loopbackHttp || isProduction)) {
+    throw new ConfigError('AI_BASE_URL', 'must be https (plain http only on loopback, never in production)');
+  }
+  return { baseUrl: stripSlash(settings.AI_BASE_URL), apiKey: settings.AI_API_KEY ?? null, model: settings.AI_MODEL };
+}
+
+/** Outside production the signing key is generated once into DATA_DIR, like the other local secrets. */
+function openBadgesSettings(settings: EnvSettings, isProduction: boolean, dataDir: string): AppConfig['openBadges'] {
+  const enabled = settings.OB_ENABLED ?? !isProduction;
+  if (!enabled) return { enabled, signingKeyPem: null };
+  if (settings.OB_SIGNING_KEY) return { enabled, signingKeyPem: settings.OB_SIGNING_KEY.replace(/\\n/g, '\n') };
+  if (isProduction) throw new ConfigError('OB_SIGNING_KEY', 'is required in production when OB_ENABLED=true');
+  const file = join(dataDir, 'ob-signing-key.pem');
+  if (!existsSync(file)) {
+    const { privateKey } = generateKeyPairSync('ed25519');
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(file, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  }
+  return { enabled, signingKeyPem: readFileSync(file, 'utf8') };
 }
 
 function stripSlash(url: string): string {

@@ -11,10 +11,13 @@ import { CacheModule } from './cache/cache.module';
 import { ClockModule } from './clock/clock.module';
 import { CryptoModule } from './crypto/crypto.module';
 import { DatabaseModule } from './database/database.module';
+import { EventsModule } from './events/events.module';
+import { FilesModule } from './files/files.module';
 import { ErrorEnvelopeFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
 import { LoggingModule } from './logging/logging.module';
 import { MailModule } from './mail/mail.module';
+import { PrivacyCoreModule } from './privacy/privacy-core.module';
 import { QueueModule } from './queue/queue.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
@@ -35,6 +38,9 @@ export class CoreModule {
         RedisModule,
         CacheModule,
         QueueModule.forRoot(config),
+        EventsModule,
+        PrivacyCoreModule,
+        FilesModule,
         RateLimitModule,
         MailModule,
         AuditModule,

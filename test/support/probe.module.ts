@@ -109,7 +109,7 @@ export class ProbeController {
   @Get('conflict')
   @ApiOperation({ summary: 'probe' })
   conflict(): never {
-    throw ApiError.conflict('probe_conflict', 'It conflicts.');
+    throw ApiError.conflict('conflict', 'It conflicts.');
   }
 
   @Get('limited')

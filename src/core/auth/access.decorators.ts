@@ -7,6 +7,10 @@ export const IS_PUBLIC = Symbol('IS_PUBLIC');
 export const STEP_UP = Symbol('STEP_UP');
 export const READ_OPERATION = Symbol('READ_OPERATION');
 export const PLATFORM_ROLES = Symbol('PLATFORM_ROLES');
+export const MINOR_ACCESS = Symbol('MINOR_ACCESS');
+
+/** What a minor's read-only session may still write (extensions-v2 2.5 and 17.6). */
+export type MinorAccessLevel = 'always' | 'with_consent';
 
 /**
  * Declares access metadata for the guards (read through Reflector on handler and class) and mirrors it as an
@@ -45,6 +49,14 @@ export const ReadOperation = (): MethodDecorator & ClassDecorator =>
 /** Needs one of these platform roles (`platform_admin` includes `editor`). */
 export const PlatformRoles = (...roles: PlatformRole[]): MethodDecorator & ClassDecorator =>
   accessDecorator(PLATFORM_ROLES, roles, 'x-platform-roles', roles);
+
+/**
+ * A write a minor's session may call: `always`, or `with_consent` (their guardian consented, by email anywhere or by
+ * the organization's attestation on its own paths and personal routes; otherwise 403 `guardian_consent_required`).
+ * Unmarked writes keep answering 403 `credential_read_only` to minors. Shown in the access table's Minors column.
+ */
+export const MinorAccess = (level: MinorAccessLevel): MethodDecorator & ClassDecorator =>
+  accessDecorator(MINOR_ACCESS, level, 'x-minor-access', level);
 
 /** The credential of the request (guaranteed on non-public operations). */
 export const CurrentCredential = createParamDecorator((_data: unknown, ctx: ExecutionContext): Credential => {

@@ -1,11 +1,12 @@
-import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { ApiError } from '@/core/http/api-error';
 import { COOKIE } from '@/core/http/cookies';
-import { IS_PUBLIC, PLATFORM_ROLES, READ_OPERATION } from './access.decorators';
+import { IS_PUBLIC, MINOR_ACCESS, type MinorAccessLevel, PLATFORM_ROLES, READ_OPERATION } from './access.decorators';
 import { type AuthenticatedRequest, hasPlatformRole, type PlatformRole } from './credential';
 import { authenticateWith, BEARER_PREFIXES, STRATEGY, type StrategyName, strategyRegistered } from './strategies';
+import { GuardianConsentResolver } from './tenancy';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Query parameters that carry credentials by convention (`token` is left out: signed unsubscribe links use it). */
@@ -29,7 +30,10 @@ function hasTokenInQuery(query: Record<string, unknown>): boolean {
  */
 @Injectable()
 export class CredentialGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    @Optional() @Inject(GuardianConsentResolver) private readonly consent: GuardianConsentResolver | null,
+  ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
@@ -55,9 +59,19 @@ export class CredentialGuard implements CanActivate {
       WRITE_METHODS.has(req.method) &&
       !this.reflector.getAllAndOverride<boolean | undefined>(READ_OPERATION, targets)
     ) {
-      throw ApiError.forbidden('This credential is read-only.', 'credential_read_only');
+      const minorAccess = this.reflector.getAllAndOverride<MinorAccessLevel | undefined>(MINOR_ACCESS, targets);
+      if (!credential.minor || credential.kind !== 'session' || !minorAccess) {
+        throw ApiError.forbidden('This credential is read-only.', 'credential_read_only');
+      }
+      if (minorAccess === 'with_consent') await this.requireConsent(req, credential.userId);
     }
     return true;
+  }
+
+  private async requireConsent(req: AuthenticatedRequest, userId: string): Promise<void> {
+    const orgId = (req.params as Record<string, string | undefined>).org_id?.toLowerCase() ?? null;
+    if (this.consent && (await this.consent.hasConsent(userId, orgId))) return;
+    throw ApiError.forbidden('This needs your guardian’s consent first.', 'guardian_consent_required');
   }
 
   private strategyFor(req: AuthenticatedRequest): StrategyName | null {

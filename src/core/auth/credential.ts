@@ -20,6 +20,11 @@ export interface Credential {
   readonly impersonatorId: string | null;
   /** Platform roles of the person (`platform_admin` includes `editor`). */
   readonly platformRoles: readonly PlatformRole[];
+  /**
+   * The person's age bracket is `under_18`. Their session is read-only except for operations marked
+   * `@MinorAccess` (extensions-v2 2.5).
+   */
+  readonly minor: boolean;
 }
 
 export interface AuthenticatedRequest extends Request {

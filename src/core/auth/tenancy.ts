@@ -24,6 +24,15 @@ export abstract class TenancyResolver {
   abstract isSuspended(organizationId: string): Promise<boolean>;
 }
 
+/**
+ * Whether a minor has guardian consent (extensions-v2 17.5): by the guardian's email, valid everywhere, or by the
+ * attestation of `organizationId` (the path's organization, or the token's; null on personal routes, where any
+ * attestation counts). Answered by the privacy area; without it, nobody has consent.
+ */
+export abstract class GuardianConsentResolver {
+  abstract hasConsent(userId: string, organizationId: string | null): Promise<boolean>;
+}
+
 export const ORG_SCOPED = Symbol('ORG_SCOPED');
 export const ROLES = Symbol('ROLES');
 

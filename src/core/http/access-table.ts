@@ -3,6 +3,12 @@ import type { OpenAPIObject } from '@nestjs/swagger';
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 const WRITE = new Set(['post', 'put', 'patch', 'delete']);
 
+function minorsCell(op: Record<string, unknown>, method: string, isPublic: boolean): string {
+  if (isPublic || !WRITE.has(method) || op['x-read-operation']) return 'yes';
+  const level = op['x-minor-access'] as string | undefined;
+  return level === 'with_consent' ? 'with consent' : (level ?? 'no');
+}
+
 /**
  * Every operation's access declaration as one markdown table, built from the OpenAPI document (whose `x-`
  * extensions are written by the same decorators the guards read). Committed as docs/access-table.md; a test
@@ -26,6 +32,7 @@ export function accessTable(doc: OpenAPIObject, exclude: (path: string) => boole
         ((op['x-platform-roles'] as string[] | undefined) ?? []).join(', '),
         op['x-step-up'] ? 'yes' : '',
         !isPublic && WRITE.has(method) && !op['x-read-operation'] ? 'yes' : '',
+        minorsCell(op, method, isPublic),
         ((op['x-rate-limits'] as string[] | undefined) ?? []).join('; '),
       ];
       rows.push(`| ${cells.join(' | ')} |`);
@@ -34,12 +41,14 @@ export function accessTable(doc: OpenAPIObject, exclude: (path: string) => boole
   return [
     '# Access table',
     '',
-    'Generated from the OpenAPI description (`npm run access-table`); the e2e suite fails when it drifts.',
+    'Generated from the OpenAPI description (`npm run docs:generate`); the e2e suite fails when it drifts.',
     'Columns: who may call (`public` or any `credential`), organization scoping of the path, organization roles,',
-    'platform roles, recent step-up, whether read-only tokens are refused (write), and rate limits.',
+    'platform roles, recent step-up, whether read-only tokens are refused (write), what a minor’s read-only session',
+    'may call (extensions-v2 2.5: `yes` for reads and public operations, `always`, `with consent`, else `no`), and',
+    'rate limits.',
     '',
-    '| Method | Path | Auth | Scope | Roles | Platform | Step-up | Write | Rate limits |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| Method | Path | Auth | Scope | Roles | Platform | Step-up | Write | Minors | Rate limits |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n');

@@ -1,3 +1,5 @@
+import { type CodeWithStatus, ERROR_CODES, type ErrorCode } from './error-codes';
+
 /** One entry of `error.details` on a 422. */
 export interface ErrorDetail {
   field: string;
@@ -6,63 +8,78 @@ export interface ErrorDetail {
 
 /**
  * The one error type of the service. Thrown from anywhere; the exception filter turns it into the envelope
- * `{error: {code, message, request_id, details?}}` with `status`, plus any `headers`.
+ * `{error: {code, message, request_id, details?}}` with `status`, plus any `headers`. The code must be one of
+ * the catalog (`error-codes.ts`), which also fixes its status.
  */
 export class ApiError extends Error {
+  readonly status: number;
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
     readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'ApiError';
+    this.status = ERROR_CODES[code].status;
   }
 
-  static badRequest(code: string, message: string): ApiError {
-    return new ApiError(400, code, message);
+  static badRequest(code: CodeWithStatus<400>, message: string): ApiError {
+    return new ApiError(code, message);
   }
 
-  static unauthorized(message = 'Authentication required.', code = 'unauthorized'): ApiError {
-    return new ApiError(401, code, message);
+  static unauthorized(message = 'Authentication required.', code: CodeWithStatus<401> = 'unauthorized'): ApiError {
+    return new ApiError(code, message);
   }
 
-  static forbidden(message = 'You do not have permission to do this.', code = 'forbidden'): ApiError {
-    return new ApiError(403, code, message);
+  static forbidden(
+    message = 'You do not have permission to do this.',
+    code: CodeWithStatus<403> = 'forbidden',
+  ): ApiError {
+    return new ApiError(code, message);
   }
 
-  static notFound(message = 'Not found.'): ApiError {
-    return new ApiError(404, 'not_found', message);
+  static notFound(message = 'Not found.', code: CodeWithStatus<404> = 'not_found'): ApiError {
+    return new ApiError(code, message);
   }
 
-  static conflict(code: string, message: string): ApiError {
-    return new ApiError(409, code, message);
+  static conflict(code: CodeWithStatus<409>, message: string): ApiError {
+    return new ApiError(code, message);
   }
 
-  static gone(code: string, message: string): ApiError {
-    return new ApiError(410, code, message);
+  static gone(code: CodeWithStatus<410>, message: string): ApiError {
+    return new ApiError(code, message);
+  }
+
+  static tooLarge(code: CodeWithStatus<413>, message: string): ApiError {
+    return new ApiError(code, message);
   }
 
   static validation(details: ErrorDetail[], message = 'The request is not valid.'): ApiError {
-    return new ApiError(422, 'validation_error', message, details);
+    return new ApiError('validation_error', message, details);
   }
 
   /** A 422 with its own code, about one field. */
-  static unprocessable(code: string, message: string, field?: string): ApiError {
-    return new ApiError(422, code, message, field ? [{ field, message }] : undefined);
+  static unprocessable(code: CodeWithStatus<422>, message: string, field?: string): ApiError {
+    return new ApiError(code, message, field ? [{ field, message }] : undefined);
   }
 
-  static tooManyRequests(retryAfterSeconds: number): ApiError {
+  static tooManyRequests(retryAfterSeconds: number, headers: Record<string, string> = {}): ApiError {
     const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    return new ApiError(429, 'too_many_requests', 'Too many requests. Try again later.', undefined, {
+    return new ApiError('too_many_requests', 'Too many requests. Try again later.', undefined, {
+      ...headers,
       'Retry-After': String(seconds),
     });
+  }
+
+  static unavailable(message: string, code: CodeWithStatus<503> = 'service_unavailable'): ApiError {
+    return new ApiError(code, message);
   }
 }
 
 /** Default code and message for a bare HTTP status (framework errors that carry no code of their own). */
-export const STATUS_DEFAULTS: Record<number, { code: string; message: string }> = {
+export const STATUS_DEFAULTS: Record<number, { code: ErrorCode; message: string }> = {
   400: { code: 'bad_request', message: 'The request is not valid.' },
   401: { code: 'unauthorized', message: 'Authentication required.' },
   403: { code: 'forbidden', message: 'You do not have permission to do this.' },

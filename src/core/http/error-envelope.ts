@@ -1,15 +1,16 @@
 import type { Response } from 'express';
 import type { ErrorDetail } from './api-error';
+import type { ErrorCode } from './error-codes';
 
 export interface ErrorEnvelopeBody {
-  error: { code: string; message: string; request_id?: string; details?: ErrorDetail[] };
+  error: { code: ErrorCode; message: string; request_id?: string; details?: ErrorDetail[] };
 }
 
 /** Writes the error envelope. The one place that shapes an error body. */
 export function sendErrorEnvelope(
   res: Response,
   status: number,
-  code: string,
+  code: ErrorCode,
   message: string,
   requestId: string | undefined,
   details?: ErrorDetail[],

@@ -10,12 +10,13 @@ import {
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { ApiError, type ErrorDetail, STATUS_DEFAULTS } from './api-error';
+import type { ErrorCode } from './error-codes';
 import { sendErrorEnvelope } from './error-envelope';
 import { requestIdOf } from './request-id';
 
 interface Resolved {
   status: number;
-  code: string;
+  code: ErrorCode;
   message: string;
   details?: ErrorDetail[];
   headers?: Record<string, string>;

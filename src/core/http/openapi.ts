@@ -1,6 +1,7 @@
 import { applyDecorators, type Type as ClassType } from '@nestjs/common';
 import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
 import { STATUS_DEFAULTS } from './api-error';
+import { ERROR_CODES, type ErrorCode } from './error-codes';
 
 export class ErrorDetailDto {
   @ApiProperty({ example: 'email' }) field!: string;
@@ -8,7 +9,12 @@ export class ErrorDetailDto {
 }
 
 export class ErrorBodyDto {
-  @ApiProperty({ description: 'Stable machine-readable code', example: 'not_found' }) code!: string;
+  @ApiProperty({
+    description: 'Stable machine-readable code (the catalog: docs/error-codes.md)',
+    example: 'not_found',
+    enum: Object.keys(ERROR_CODES),
+  })
+  code!: string;
   @ApiProperty({ description: 'Human-readable explanation', example: 'Not found.' }) message!: string;
   @ApiPropertyOptional({ description: 'Equals the X-Request-Id response header' }) request_id?: string;
   @ApiPropertyOptional({ type: [ErrorDetailDto], description: 'One entry per broken rule (422 only)' })
@@ -38,7 +44,7 @@ const DESCRIPTIONS: Record<number, string> = {
  * Documents error responses of an operation with the shared envelope. Pass a status, or `[status, codes...]`
  * to name the codes this operation can answer with that status.
  */
-export function ApiErrors(...entries: (number | [number, ...string[]])[]): MethodDecorator & ClassDecorator {
+export function ApiErrors(...entries: (number | [number, ...ErrorCode[]])[]): MethodDecorator & ClassDecorator {
   return applyDecorators(
     ApiExtraModels(ErrorEnvelopeDto),
     ...entries.map((entry) => {

@@ -1,6 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { AppConfig } from '@/config/app-config';
+import { ERROR_CODES } from './error-codes';
 import { ErrorEnvelopeDto } from './openapi';
 
 /** One tag per functional area (interface-v1 section 1), in the order of the contract. */
@@ -24,6 +25,30 @@ export const API_TAGS: { name: string; description: string }[] = [
   { name: 'editor', description: 'Authoring of courses and programs' },
   { name: 'certificates', description: 'Course and program certificates, public verification, template' },
   { name: 'oauth', description: 'OAuth 2.1 authorization server for the remote tool connector' },
+  { name: 'exams', description: 'Proctored exams: authoring, windows, sessions, grading and review' },
+  {
+    name: 'gamification',
+    description: 'XP, levels, leaderboards, badges, titles, missions, challenges, rewards, goals',
+  },
+  { name: 'flashcards', description: 'Spaced repetition (SM-2, FSRS), course and personal decks' },
+  { name: 'games', description: 'Single-player game modes: survival, speed, risk' },
+  { name: 'duels', description: 'Real-time 1v1 duels: challenges, matchmaking and play (Socket.IO)' },
+  { name: 'notes', description: 'Personal notes per lesson, markdown export' },
+  { name: 'social', description: 'Activity feed and social feed with posts, comments and reactions' },
+  { name: 'moderation', description: 'Moderation queue, decisions, settings and mutes of an organization feed' },
+  { name: 'notifications', description: 'In-app inbox, preferences, quiet hours, web and native push, unsubscribe' },
+  { name: 'announcements', description: 'Platform and organization announcements' },
+  { name: 'stats', description: 'Personal, organization, course and platform statistics' },
+  { name: 'reports', description: 'Organization reports with asynchronous CSV/XLSX export' },
+  { name: 'privacy', description: 'GDPR rights: consents, export, erasure, age bracket, guardian consent' },
+  { name: 'support', description: 'In-app support tickets and the staff desk' },
+  { name: 'public', description: 'Public landing forms and catalog (no session)' },
+  { name: 'telemetry', description: 'Web vitals and client errors, no personal data' },
+  { name: 'webhooks', description: 'Signed events from the email-delivery provider; the suppression list' },
+  { name: 'tutor', description: 'AI tutor over course content (streaming, citations) and AI quiz proposals' },
+  { name: 'ai-usage', description: 'AI consumption and quotas per person, organization and platform' },
+  { name: 'integrations', description: 'Outbound signed webhooks, Open Badges 3.0, calendar feed, xAPI export' },
+  { name: 'admin', description: 'Platform administration (platform_admin)' },
 ];
 
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
@@ -86,6 +111,12 @@ export function completeOperations(doc: OpenAPIObject): OpenAPIObject {
       if (!isPublic && WRITE_METHODS.has(method) && !op['x-read-operation']) {
         access.push('write access (read-only tokens get `credential_read_only`)');
         addResponse(op, 403, 'Read-only credential (`credential_read_only`)');
+        const minors = op['x-minor-access'] as string | undefined;
+        if (minors === 'always') access.push('minors: always');
+        if (minors === 'with_consent') {
+          access.push('minors: with guardian consent (`guardian_consent_required`)');
+          addResponse(op, 403, 'A minor without guardian consent (`guardian_consent_required`)');
+        }
       }
       if (op.parameters?.length || op.requestBody)
         addResponse(op, 422, 'Invalid body or parameters (`validation_error`)');
@@ -128,5 +159,9 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, v
     extraModels: [ErrorEnvelopeDto],
     operationIdFactory: (controllerKey, methodKey) => `${controllerKey.replace(/Controller$/, '')}_${methodKey}`,
   });
+  // The error-code catalog, machine-readable beside the description (also docs/error-codes.md).
+  (doc as OpenAPIObject & { 'x-error-codes'?: unknown })['x-error-codes'] = Object.entries(ERROR_CODES).map(
+    ([code, e]) => ({ code, status: e.status, meaning: e.meaning }),
+  );
   return completeOperations(doc);
 }

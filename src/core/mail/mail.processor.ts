@@ -1,8 +1,19 @@
-import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, Optional } from '@nestjs/common';
 import { createTransport, type Transporter } from 'nodemailer';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { JobHandler, type JobContext } from '@/core/queue/job-handler.decorator';
-import { SEND_MAIL, type SendMailPayload } from './mail.jobs';
+import { type MailKind, SEND_MAIL, type SendMailPayload } from './mail.jobs';
+
+/**
+ * Whether an address must not receive a message of this kind (the suppression list of extensions-v2 22.3, kept
+ * by the email-webhooks area). Without it, nothing is suppressed.
+ */
+export abstract class MailSuppression {
+  abstract isSuppressed(address: string, kind: MailKind): Promise<boolean>;
+}
+
+/** Erased accounts keep a tombstone address under this reserved domain (RFC 2606): never mailed. */
+const ERASED_DOMAIN = /\.invalid$/i;
 
 /**
  * Delivers queued messages over SMTP_URL. Without SMTP (development and tests only; production refuses to
@@ -14,7 +25,10 @@ export class MailProcessor implements OnApplicationShutdown {
   private readonly transport: Transporter | null;
   private readonly domain: string;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Optional() @Inject(MailSuppression) private readonly suppression: MailSuppression | null,
+  ) {
     // Pooled: a burst of messages (an import's invitations) reuses a few SMTP connections instead of one each.
     this.transport = config.mail.smtpUrl
       ? createTransport({ url: config.mail.smtpUrl, pool: true, maxConnections: 4 })
@@ -26,6 +40,15 @@ export class MailProcessor implements OnApplicationShutdown {
   async send(payload: SendMailPayload, ctx: JobContext): Promise<void> {
     // The job id makes the Message-ID: a retried delivery is recognisably the same message.
     const messageId = `<${ctx.jobId}@${this.domain}>`;
+    const kind = payload.kind ?? 'transactional';
+    if (ERASED_DOMAIN.test(payload.to.split('@')[1] ?? '')) {
+      this.logger.log({ template: payload.template, job_id: ctx.jobId, outcome: 'erased' }, 'Mail skipped');
+      return;
+    }
+    if (this.suppression && (await this.suppression.isSuppressed(payload.to, kind))) {
+      this.logger.log({ template: payload.template, job_id: ctx.jobId, outcome: 'suppressed' }, 'Mail suppressed');
+      return;
+    }
     if (!this.transport) {
       this.logger.log(
         { mail_to: payload.to, subject: payload.subject, template: payload.template, body: payload.text },
@@ -40,6 +63,7 @@ export class MailProcessor implements OnApplicationShutdown {
       text: payload.text,
       html: payload.html,
       messageId,
+      headers: payload.headers,
     });
     this.logger.log({ template: payload.template, job_id: ctx.jobId }, 'Mail sent');
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@/core/database/transaction';
 import { JobsService } from '@/core/queue/jobs.service';
-import { SEND_MAIL } from './mail.jobs';
+import { type MailKind, SEND_MAIL } from './mail.jobs';
 import { type Locale, type MailTemplate, renderMail } from './mail-template';
 
 export interface SendOptions {
@@ -11,6 +11,15 @@ export interface SendOptions {
   organizationId: string | null;
   /** Send only if this transaction commits. */
   tx?: Tx;
+  /** Default `transactional`. */
+  kind?: MailKind;
+  /** The notification category (with kind `notification`). */
+  category?: string;
+  headers?: Record<string, string>;
+  /** Deliver no earlier than this many milliseconds from now (quiet hours). */
+  delayMs?: number;
+  /** At most one message is ever queued with this key. */
+  dedupeKey?: string;
 }
 
 /** Composes a message in the recipient's language and queues its delivery. */
@@ -22,8 +31,20 @@ export class MailService {
     const rendered = renderMail(template.render(options.locale, params), options.locale);
     return this.jobs.enqueue(
       SEND_MAIL,
-      { to: options.to, ...rendered, template: template.name },
-      { organizationId: options.organizationId, tx: options.tx },
+      {
+        to: options.to,
+        ...rendered,
+        template: template.name,
+        kind: options.kind ?? 'transactional',
+        category: options.category ?? null,
+        headers: options.headers,
+      },
+      {
+        organizationId: options.organizationId,
+        tx: options.tx,
+        delayMs: options.delayMs,
+        dedupeKey: options.dedupeKey,
+      },
     );
   }
 }

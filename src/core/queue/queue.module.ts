@@ -21,6 +21,7 @@ import { JobsRecovery } from './jobs-recovery';
 import { JobsRepository } from './jobs.repository';
 import { JobsService } from './jobs.service';
 import { QUEUE_NAMES } from './queues';
+import { SchedulerService } from './scheduler.service';
 
 /** Starts the processors when this process runs jobs, and stops them first at shutdown. */
 @Injectable()
@@ -72,8 +73,17 @@ export class QueueModule {
             ]
           : []),
       ],
-      providers: [driverProvider, JobsRepository, JobsService, JobRegistry, JobRunner, JobsRecovery, JobsLifecycle],
-      exports: [JobsService, QUEUE_DRIVER, JobsRecovery],
+      providers: [
+        driverProvider,
+        JobsRepository,
+        JobsService,
+        JobRegistry,
+        JobRunner,
+        JobsRecovery,
+        JobsLifecycle,
+        SchedulerService,
+      ],
+      exports: [JobsService, QUEUE_DRIVER, JobsRecovery, SchedulerService],
     };
   }
 }

@@ -138,6 +138,7 @@ export class ApiKeysService {
       organizationId: row.organization_id,
       // An underage learner's token could never write, whatever it says.
       access: user.ageBracket === 'under_18' ? 'read' : row.access,
+      minor: user.ageBracket === 'under_18',
       impersonatorId: null,
       // Platform powers stay with the person at the browser; a token acts in its organization only.
       platformRoles: [],

@@ -71,6 +71,7 @@ export class CookieSessionStrategy extends PassportStrategy(Strategy, STRATEGY.c
       access: user.ageBracket === 'under_18' ? 'read' : 'write',
       impersonatorId: session.impersonator_id,
       platformRoles: user.platformRoles,
+      minor: user.ageBracket === 'under_18',
     };
   }
 }

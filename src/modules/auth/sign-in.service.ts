@@ -78,7 +78,7 @@ export class SignInService {
     const synced = await this.users.syncPlatformRoles(user);
     if (synced.twoFactorEnabledAt) {
       await this.twoFactor.startChallenge(synced, res, context);
-      throw new ApiError(401, 'two_factor_required', 'Enter the code from your authenticator app.');
+      throw new ApiError('two_factor_required', 'Enter the code from your authenticator app.');
     }
     await this.sessions.open(synced, req, res);
     return synced;

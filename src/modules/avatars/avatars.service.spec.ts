@@ -22,6 +22,7 @@ function credential(userId: string): Credential {
     access: 'write',
     impersonatorId: null,
     platformRoles: [],
+    minor: false,
   };
 }
 

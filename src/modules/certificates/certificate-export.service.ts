@@ -57,8 +57,7 @@ export class CertificateExportService {
     try {
       rows = await cursor.count();
       if (rows > EXPORT_MAX_ROWS) {
-        throw new ApiError(
-          413,
+        throw ApiError.tooLarge(
           'export_too_large',
           `The export would have ${rows} rows; at most ${EXPORT_MAX_ROWS} are allowed. Narrow the filters.`,
         );

@@ -154,7 +154,7 @@ export class ProviderSignInService implements OnModuleInit {
     if (!isProvider(name)) throw ApiError.badRequest('unknown_provider', 'Unknown sign-in provider.');
     const provider = this.config.providers[name];
     if (!provider) {
-      throw new ApiError(503, 'oauth_not_configured', 'This sign-in provider is not configured on this deployment.');
+      throw new ApiError('oauth_not_configured', 'This sign-in provider is not configured on this deployment.');
     }
     return {
       issuer: provider.issuer,

@@ -36,8 +36,7 @@ export class HealthController {
   async ready(): Promise<HealthDto> {
     const r = await this.health.readiness();
     const down = [!r.database && 'database', !r.queue && 'queue', !r.cache && 'cache'].filter(Boolean);
-    if (down.length > 0)
-      throw new ApiError(503, 'service_unavailable', `Not ready: ${down.join(', ')} not responding.`);
+    if (down.length > 0) throw new ApiError('service_unavailable', `Not ready: ${down.join(', ')} not responding.`);
     return { status: 'ok' };
   }
 

@@ -27,7 +27,7 @@ export class CsvUploadInterceptor implements NestInterceptor {
       return await this.multer.intercept(context, next);
     } catch (err) {
       if (err instanceof PayloadTooLargeException)
-        throw new ApiError(413, 'import_too_large', 'The file is larger than 5 MiB.');
+        throw new ApiError('import_too_large', 'The file is larger than 5 MiB.');
       throw err;
     }
   }

@@ -23,7 +23,7 @@ const invalid = (message: string): ApiError => ApiError.unprocessable('invalid_c
  * is processed, so a bad row never stops the others.
  */
 export function readImportFile(buffer: Buffer): ImportRow[] {
-  if (buffer.length > IMPORT_MAX_BYTES) throw new ApiError(413, 'import_too_large', 'The file is larger than 5 MiB.');
+  if (buffer.length > IMPORT_MAX_BYTES) throw new ApiError('import_too_large', 'The file is larger than 5 MiB.');
   let text: string;
   try {
     text = decodeUtf8(buffer);
@@ -55,7 +55,7 @@ export function readImportFile(buffer: Buffer): ImportRow[] {
   }
   if (rows.length === 0) throw invalid('The file has a header but no rows.');
   if (rows.length > IMPORT_MAX_ROWS)
-    throw new ApiError(413, 'import_too_large', `The file has more than ${IMPORT_MAX_ROWS} rows.`);
+    throw new ApiError('import_too_large', `The file has more than ${IMPORT_MAX_ROWS} rows.`);
   const index = (c: Column): number => columns.indexOf(c);
   const cell = (r: string[], c: Column): string | null => {
     const i = index(c);

@@ -217,6 +217,7 @@ export class TokenService {
       tokenId: row.id,
       organizationId: row.organization_id,
       access: user.ageBracket === 'under_18' ? 'read' : row.access,
+      minor: user.ageBracket === 'under_18',
       impersonatorId: null,
       platformRoles: [],
     };

@@ -65,7 +65,7 @@ export class SsoSignInService {
   /** The identity provider's authorization URL for an enabled connection; sets `svc_sso_state`. */
   async start(connectionId: string, loginHint: string | null | undefined, res: Response): Promise<string> {
     if (!this.config.sso.enabled) {
-      throw new ApiError(404, 'feature_disabled', 'Single sign-on is not available on this deployment.');
+      throw new ApiError('feature_disabled', 'Single sign-on is not available on this deployment.');
     }
     const connection = /^[0-9a-f-]{36}$/i.test(connectionId)
       ? await this.connections.findForSignIn(connectionId.toLowerCase())
@@ -90,7 +90,7 @@ export class SsoSignInService {
    */
   async startTest(connection: SsoConnectionRow, userId: string, res: Response): Promise<string> {
     if (!this.config.sso.enabled) {
-      throw new ApiError(404, 'feature_disabled', 'Single sign-on is not available on this deployment.');
+      throw new ApiError('feature_disabled', 'Single sign-on is not available on this deployment.');
     }
     const started = await this.states.start({
       kind: 'sso',

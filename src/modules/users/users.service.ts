@@ -117,6 +117,7 @@ export class UsersService {
       avatar_url: user.avatarUrl,
       locale: user.locale,
       public_profile: user.publicProfile,
+      time_zone: user.timeZone,
       platform_roles: user.platformRoles,
       two_factor_enabled: user.twoFactorEnabledAt !== null,
       onboarding_completed: user.onboardingCompletedAt !== null,
@@ -135,6 +136,7 @@ export class UsersService {
     if (dto.avatar_url !== undefined) changes.avatarUrl = dto.avatar_url;
     if (dto.locale !== undefined) changes.locale = dto.locale;
     if (dto.public_profile !== undefined) changes.publicProfile = dto.public_profile;
+    if (dto.time_zone !== undefined) changes.timeZone = dto.time_zone;
     if (Object.keys(changes).length > 0) await this.users.update(userId, changes);
     return this.getById(userId);
   }

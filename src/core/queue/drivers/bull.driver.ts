@@ -5,6 +5,11 @@ import { QUEUE_CONCURRENCY, type QueueName } from '../queues';
 import type { JobExecutor, QueueDriver } from './queue-driver';
 
 const ADD_TIMEOUT_MS = 3_000;
+/** The Bull repeatable job that drives the scheduler; not an outbox job (it only enqueues outbox jobs). */
+export const TICK_JOB = 'scheduler.tick';
+const TICK_QUEUE: QueueName = 'default';
+/** Redis keeps nothing on disk here: the repeatable job is registered again this often (Bull dedupes it). */
+const TICK_REREGISTER_MS = 10 * 60_000;
 const PING_TIMEOUT_MS = 1_000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -26,6 +31,7 @@ export class BullDriver implements QueueDriver {
   private readonly logger = new Logger('BullQueue');
 
   private closing?: Promise<void>;
+  private onTick?: () => Promise<unknown>;
 
   constructor(private readonly queues: ReadonlyMap<QueueName, Queue>) {
     // @nestjs/bull closes each queue in its own shutdown hook and lets a failed close (Redis dropping the
@@ -65,10 +71,39 @@ export class BullDriver implements QueueDriver {
   startProcessing(executor: JobExecutor): void {
     for (const [name, queue] of this.queues) {
       queue
-        .process('*', QUEUE_CONCURRENCY[name], async (job: { data: { id: string } }) => executor(job.data.id))
+        .process('*', QUEUE_CONCURRENCY[name], async (job: { name: string; data: { id: string } }) => {
+          if (job.name === TICK_JOB) {
+            await this.onTick?.();
+            return;
+          }
+          await executor(job.data.id);
+        })
         .catch((err: unknown) => this.logger.error({ err, queue: name }, 'Queue processing stopped'));
       queue.on('error', (err) => this.logger.error({ err, queue: name }, 'Queue error'));
     }
+  }
+
+  startTicker(onTick: () => Promise<unknown>): () => Promise<void> {
+    this.onTick = onTick;
+    const register = (): void => {
+      withTimeout(
+        this.queue(TICK_QUEUE).add(
+          TICK_JOB,
+          {},
+          { repeat: { cron: '* * * * *', tz: 'UTC' }, removeOnComplete: true, removeOnFail: true },
+        ),
+        ADD_TIMEOUT_MS,
+        'Registering the scheduler tick',
+      ).catch((err: unknown) => this.logger.warn({ err }, 'Could not register the scheduler tick; retrying later'));
+    };
+    register();
+    const timer = setInterval(register, TICK_REREGISTER_MS);
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      this.onTick = undefined;
+      return Promise.resolve();
+    };
   }
 
   async healthy(): Promise<boolean> {

@@ -38,6 +38,26 @@ export class InProcessDriver implements QueueDriver {
     for (const queue of this.waiting.keys()) this.pump(queue);
   }
 
+  startTicker(onTick: () => Promise<unknown>): () => Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    let running: Promise<unknown> | undefined;
+    const arm = (): void => {
+      timer = setTimeout(
+        () => {
+          running = onTick().catch((err: unknown) => this.logger.warn({ err }, 'Scheduler tick failed'));
+          arm();
+        },
+        60_000 - (Date.now() % 60_000),
+      );
+      timer.unref();
+    };
+    arm();
+    return async () => {
+      clearTimeout(timer);
+      await running;
+    };
+  }
+
   async healthy(): Promise<boolean> {
     return Promise.resolve(!this.closed);
   }

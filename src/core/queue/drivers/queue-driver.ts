@@ -15,6 +15,11 @@ export interface QueueDriver {
   holds(id: string, def: JobDefinition<unknown>): Promise<boolean>;
   startProcessing(executor: JobExecutor, definitionOf: (name: string) => JobDefinition<unknown> | undefined): void;
   healthy(): Promise<boolean>;
+  /**
+   * Calls `onTick` once a minute, at the start of the minute: with Bull, one repeatable job for every instance
+   * together (a tick runs in one of them); in process, a timer. Returns a function that stops this process's part.
+   */
+  startTicker(onTick: () => Promise<unknown>): () => Promise<void>;
   /** Stops taking jobs and waits for the running ones. */
   close(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsOptional, IsString, IsUrl, IsUUID, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import { IsTimeZone } from '@/core/http/validators';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 const presentAndNotNull = (_: object, v: unknown): boolean => v !== undefined && v !== null;
@@ -49,6 +50,15 @@ export class UpdateOrganizationDto {
   @ValidateIf(present)
   @IsIn(['es', 'en'])
   locale?: 'es' | 'en';
+
+  @ApiPropertyOptional({
+    example: 'Europe/Madrid',
+    maxLength: 64,
+    description: 'IANA time zone: leaderboard weeks and months, statistics series, report date filters',
+  })
+  @ValidateIf(present)
+  @IsTimeZone()
+  time_zone?: string;
 
   @ApiPropertyOptional({
     nullable: true,
@@ -126,6 +136,7 @@ export class OrganizationDto {
   @ApiProperty() name!: string;
   @ApiProperty() slug!: string;
   @ApiProperty({ enum: ['es', 'en'] }) locale!: string;
+  @ApiProperty({ example: 'Europe/Madrid', maxLength: 64 }) time_zone!: string;
   @ApiProperty({ nullable: true, type: String }) logo_url!: string | null;
   @ApiProperty({ nullable: true, type: String }) brand_color!: string | null;
   @ApiProperty({ enum: ['active', 'suspended'] }) status!: string;

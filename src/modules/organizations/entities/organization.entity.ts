@@ -7,6 +7,7 @@ export class OrganizationEntity {
   @Column('text') name!: string;
   @Column('text') slug!: string;
   @Column('text') locale!: Locale;
+  @Column('text', { name: 'time_zone' }) timeZone!: string;
   @Column('text', { name: 'logo_url', nullable: true }) logoUrl!: string | null;
   @Column('text', { name: 'brand_color', nullable: true }) brandColor!: string | null;
   @Column('text') status!: 'active' | 'suspended';

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
+import { IsTimeZone } from '@/core/http/validators';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 const present = (_: object, v: unknown): boolean => v !== undefined;
@@ -57,4 +58,13 @@ export class UpdateProfileDto {
   @ValidateIf(present)
   @IsBoolean()
   public_profile?: boolean;
+
+  @ApiPropertyOptional({
+    example: 'Europe/Madrid',
+    maxLength: 64,
+    description: 'IANA time zone (the web app sends the browser’s); null not allowed',
+  })
+  @ValidateIf(present)
+  @IsTimeZone()
+  time_zone?: string;
 }

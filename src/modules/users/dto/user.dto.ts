@@ -12,6 +12,12 @@ export class UserDto {
   @ApiProperty({ nullable: true, type: String, maxLength: 512 }) avatar_url!: string | null;
   @ApiProperty({ enum: ['es', 'en'], description: 'Language of transactional email' }) locale!: 'es' | 'en';
   @ApiProperty({ description: 'Profile visible to colleagues of the organization' }) public_profile!: boolean;
+  @ApiProperty({
+    example: 'Europe/Madrid',
+    maxLength: 64,
+    description: 'IANA time zone: local days of streaks, missions, goals, quiet hours and reminders',
+  })
+  time_zone!: string;
   @ApiProperty({ type: [String], enum: ['platform_admin', 'editor'], isArray: true }) platform_roles!: string[];
   @ApiProperty() two_factor_enabled!: boolean;
   @ApiProperty() onboarding_completed!: boolean;

@@ -29,6 +29,7 @@ export class UserEntity {
   @Column('text', { nullable: true }) location!: string | null;
   @Column('text', { name: 'avatar_url', nullable: true }) avatarUrl!: string | null;
   @Column('text') locale!: Locale;
+  @Column('text', { name: 'time_zone' }) timeZone!: string;
   @Column('boolean', { name: 'public_profile' }) publicProfile!: boolean;
   @Column('text', { name: 'platform_roles', array: true }) platformRoles!: PlatformRole[];
   @Column('int', { name: 'token_version' }) tokenVersion!: number;

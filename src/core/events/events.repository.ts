@@ -1,0 +1,151 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
+import type { Tx } from '@/core/database/transaction';
+
+export interface EventRow {
+  id: string;
+  name: string;
+  version: number;
+  organization_id: string | null;
+  actor_id: string | null;
+  occurred_at: Date;
+  payload: Record<string, unknown>;
+}
+
+export interface ClaimedDelivery {
+  event_id: string;
+  subscriber: string;
+  attempts: number;
+}
+
+export interface DeliveryStatusRow {
+  subscriber: string;
+  status: 'pending' | 'done' | 'failed';
+  attempts: number;
+  last_error: string | null;
+}
+
+/**
+ * The event log and its deliveries: `domain_events` holds each fact's event (written in the fact's transaction),
+ * `domain_event_deliveries` one row per (event, subscriber), the outbox the dispatcher works from.
+ */
+@Injectable()
+export class EventsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async insert(event: EventRow, subscribers: readonly string[], runAfter: Date, tx: Tx): Promise<void> {
+    await tx.manager.query(
+      `INSERT INTO domain_events (id, name, version, organization_id, actor_id, occurred_at, payload)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      [
+        event.id,
+        event.name,
+        event.version,
+        event.organization_id,
+        event.actor_id,
+        event.occurred_at,
+        JSON.stringify(event.payload),
+      ],
+    );
+    if (subscribers.length === 0) return;
+    await tx.manager.query(
+      `INSERT INTO domain_event_deliveries (event_id, subscriber, run_after)
+       SELECT $1, s, $3 FROM unnest($2::text[]) AS s`,
+      [event.id, subscribers, runAfter],
+    );
+  }
+
+  /**
+   * Takes up to `limit` due deliveries for one try: counts the attempt and leases them until `leaseUntil`, so a
+   * process that dies mid-delivery only delays them. SKIP LOCKED lets any number of workers claim side by side.
+   */
+  async claim(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
+    const [rows] = await this.dataSource.query<[ClaimedDelivery[], number]>(
+      `UPDATE domain_event_deliveries d SET locked_until = $2, attempts = d.attempts + 1
+       FROM (
+         SELECT event_id, subscriber FROM domain_event_deliveries
+         WHERE status = 'pending' AND run_after <= $1 AND (locked_until IS NULL OR locked_until <= $1)
+         ORDER BY run_after
+         LIMIT $3
+         FOR UPDATE SKIP LOCKED
+       ) due
+       WHERE d.event_id = due.event_id AND d.subscriber = due.subscriber
+       RETURNING d.event_id, d.subscriber, d.attempts`,
+      [now, leaseUntil, limit],
+    );
+    return rows;
+  }
+
+  async findEvents(ids: readonly string[]): Promise<EventRow[]> {
+    return await this.dataSource.query<EventRow[]>(
+      `SELECT id, name, version, organization_id, actor_id, occurred_at, payload FROM domain_events
+       WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+  }
+
+  /**
+   * Records, inside the subscriber's transaction, that these deliveries happened. Returns the ids that were still
+   * pending: the others were applied already (a redelivery) and must not be applied again.
+   */
+  async markDone(subscriber: string, eventIds: readonly string[], now: Date, tx: Tx): Promise<string[]> {
+    const rows = await tx.manager.query<{ event_id: string }[]>(
+      `UPDATE domain_event_deliveries SET status = 'done', done_at = $3, locked_until = NULL, last_error = NULL
+       WHERE subscriber = $1 AND event_id = ANY($2::uuid[]) AND status = 'pending'
+       RETURNING event_id`,
+      [subscriber, eventIds, now],
+    );
+    return rows.map((r) => r.event_id);
+  }
+
+  /** A failed try: retry at `retryAt`, or give up (`failed`) when it was the last. */
+  async markFailed(subscriber: string, eventId: string, error: string, retryAt: Date | null): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE domain_event_deliveries
+       SET status = CASE WHEN $4::timestamptz IS NULL THEN 'failed' ELSE 'pending' END,
+           run_after = COALESCE($4, run_after), locked_until = NULL, last_error = $3
+       WHERE subscriber = $1 AND event_id = $2 AND status = 'pending'`,
+      [subscriber, eventId, error.slice(0, 2000), retryAt],
+    );
+  }
+
+  /** Gives claimed deliveries back at once (used when a batch is split into single deliveries). */
+  async release(subscriber: string, eventIds: readonly string[]): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE domain_event_deliveries SET locked_until = NULL
+       WHERE subscriber = $1 AND event_id = ANY($2::uuid[]) AND status = 'pending'`,
+      [subscriber, eventIds],
+    );
+  }
+
+  async deliveriesOf(eventId: string): Promise<DeliveryStatusRow[]> {
+    return await this.dataSource.query<DeliveryStatusRow[]>(
+      `SELECT subscriber, status, attempts, last_error FROM domain_event_deliveries WHERE event_id = $1
+       ORDER BY subscriber`,
+      [eventId],
+    );
+  }
+
+  /** How many deliveries are waiting (for metrics and tests). */
+  async pendingCount(tx?: Tx): Promise<number> {
+    const rows = await db(this.dataSource, tx).query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM domain_event_deliveries WHERE status = 'pending'`,
+    );
+    return rows[0].n;
+  }
+
+  /** Deletes events (with their deliveries) older than the cutoff whose deliveries are all finished. */
+  async prune(before: Date, limit: number): Promise<number> {
+    const rows = await this.dataSource.query<{ id: string }[]>(
+      `DELETE FROM domain_events WHERE id IN (
+         SELECT e.id FROM domain_events e
+         WHERE e.occurred_at < $1
+           AND NOT EXISTS (SELECT 1 FROM domain_event_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
+         LIMIT $2)
+       RETURNING id`,
+      [before, limit],
+    );
+    return rows.length;
+  }
+}
