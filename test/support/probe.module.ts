@@ -7,6 +7,10 @@ import { ApiOperation } from '@nestjs/swagger';
 import { IsInt, IsString, Length, Max, Min } from 'class-validator';
 import { DataSource } from 'typeorm';
 import { Public } from '@/core/auth/access.decorators';
+import { TransactionRunner } from '@/core/database/transaction';
+import { DomainEvents } from '@/core/events/domain-events.service';
+import type { DomainEvent } from '@/core/events/event-catalog';
+import { type DeliveryContext, OnDomainEvent } from '@/core/events/on-domain-event.decorator';
 import { ApiError } from '@/core/http/api-error';
 import { defineJob } from '@/core/queue/job-definition';
 import { JobHandler, type JobContext } from '@/core/queue/job-handler.decorator';
@@ -32,6 +36,10 @@ export const probeState = {
   done: new Map<string, JobContext>(),
   secrets: [] as string[],
   release: undefined as undefined | (() => void),
+  /** Events seen by the probe subscriber, and how many of its tries should throw first. */
+  events: [] as DomainEvent<'course.rated'>[],
+  eventFailures: 0,
+  eventTries: 0,
   slowStarted: undefined as undefined | (() => void),
 };
 
@@ -73,6 +81,21 @@ export class ProbeHandlers {
   }
 }
 
+/** A subscriber of a real catalog event, for the event machinery's own tests (ids `probe.*` stay out of the docs). */
+@Injectable()
+export class ProbeSubscriber {
+  @OnDomainEvent('course.rated', { id: 'probe.course_rated', maxAttempts: 3 })
+  async onRated(event: DomainEvent<'course.rated'>, ctx: DeliveryContext): Promise<void> {
+    probeState.eventTries++;
+    if (probeState.eventFailures > 0) {
+      probeState.eventFailures--;
+      throw new Error('planned subscriber failure');
+    }
+    await ctx.tx.manager.query('SELECT 1');
+    probeState.events.push(event);
+  }
+}
+
 const slowGate = { current: deferred(), started: deferred() };
 export function resetSlowRoute(): { started: Promise<void>; release: () => void } {
   slowGate.current = deferred();
@@ -86,7 +109,25 @@ export class ProbeController {
   constructor(
     private readonly jobs: JobsService,
     private readonly dataSource: DataSource,
+    private readonly transactions: TransactionRunner,
+    private readonly events: DomainEvents,
   ) {}
+
+  /** Publishes `course.rated` in a transaction that commits, or rolls back after publishing (`fail`). */
+  @Post('publish')
+  @ApiOperation({ summary: 'probe' })
+  async publish(@Body() body: { user_id: string; course_id: string; fail?: boolean }): Promise<{ id: string }> {
+    return this.transactions.run(async (tx) => {
+      const id = await this.events.publish(
+        tx,
+        'course.rated',
+        { user_id: body.user_id, course_id: body.course_id, stars: 5 },
+        { organizationId: null, actorId: body.user_id },
+      );
+      if (body.fail) throw ApiError.conflict('conflict', 'Rolled back on purpose.');
+      return { id };
+    });
+  }
 
   @Post('validate')
   @ApiOperation({ summary: 'probe' })
@@ -149,5 +190,5 @@ export class PrivateProbeController {
   }
 }
 
-@Module({ controllers: [ProbeController, PrivateProbeController], providers: [ProbeHandlers] })
+@Module({ controllers: [ProbeController, PrivateProbeController], providers: [ProbeHandlers, ProbeSubscriber] })
 export class ProbeModule {}
