@@ -49,7 +49,6 @@ export const ERROR_CODES = {
   two_factor_required: entry(401, 'Correct first factor on an account with two-factor; no session yet'),
   sso_required: entry(403, 'The email domain enforces institutional single sign-on'),
   impersonation_restricted: entry(403, 'Not allowed while impersonating, or on an impersonation'),
-  browser_session_required: entry(403, 'The operation needs a browser session; bearer tokens cannot call it'),
   email_taken: entry(409, 'The new email belongs to another account'),
   two_factor_already_enabled: entry(409, 'Two-factor setup when it is already enabled'),
   two_factor_not_started: entry(409, 'Two-factor enable without a setup'),
