@@ -10,6 +10,8 @@ import { resolveError } from './exception.filter';
 import { AppLogger } from '@/core/logging/logger';
 import { requestLogging } from '@/core/logging/request-logging';
 import { installHealthFastPath } from './health-fast-path';
+import { refuseNulCharacters } from './nul-characters';
+import { isOAuthProtocolPath, sendOAuthProtocolError } from './protocol-errors';
 import { requestIdMiddleware, requestIdOf } from './request-id';
 import { securityHeaders } from './security-headers';
 import { buildOpenApiDocument } from './swagger';
@@ -70,10 +72,17 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.use(cookieParser());
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
   app.use(express.urlencoded({ extended: false, limit: '100kb' }));
-  // Body-parser errors (malformed JSON, too large) happen before Nest routing: answer them with the envelope here.
+  app.use(refuseNulCharacters);
+  // Errors before Nest routing (malformed or too large bodies, NUL characters) are answered here: with the envelope,
+  // or on the OAuth protocol endpoints with the RFC body their clients read.
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
     if (res.headersSent) return next(err);
     const r = resolveError(err);
+    if (isOAuthProtocolPath(req.path)) {
+      const about = r.details?.map((d) => `${d.field} ${d.message}`).join('; ');
+      sendOAuthProtocolError(res, r.status === 413 ? 413 : 400, 'invalid_request', about || r.message);
+      return;
+    }
     sendErrorEnvelope(res, r.status, r.code, r.message, requestIdOf(req), r.details, r.headers);
   });
   app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED });

@@ -55,4 +55,11 @@ describe('resolveError', () => {
       unexpected: true,
     });
   });
+
+  it('answers 422 for a NUL that reached PostgreSQL (text 22021, jsonb 22P05), as a backstop of the input check', () => {
+    for (const code of ['22021', '22P05']) {
+      const err = new QueryFailedError('INSERT ...', [], Object.assign(new Error('invalid byte sequence'), { code }));
+      expect(resolveError(err)).toMatchObject({ status: 422, code: 'validation_error', unexpected: false });
+    }
+  });
 });

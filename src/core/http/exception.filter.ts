@@ -30,6 +30,18 @@ const PG_CLIENT_ERRORS: Record<string, Resolved> = {
   '22003': { status: 400, code: 'bad_request', message: 'A value is out of range.' },
   '22007': { status: 400, code: 'bad_request', message: 'A date or time is not valid.' },
   '22008': { status: 400, code: 'bad_request', message: 'A date or time is out of range.' },
+  // U+0000 in text (22021) or jsonb (22P05): input the request checks refuse first, from where they do not reach
+  // (a multipart field, an uploaded file's content).
+  '22021': {
+    status: 422,
+    code: 'validation_error',
+    message: 'The request contains a character that cannot be stored.',
+  },
+  '22P05': {
+    status: 422,
+    code: 'validation_error',
+    message: 'The request contains a character that cannot be stored.',
+  },
   '40001': { status: 503, code: 'service_unavailable', message: 'Please retry the request.' },
   '57014': { status: 503, code: 'service_unavailable', message: 'The request took too long.' },
 };

@@ -1,4 +1,5 @@
 import type { Response } from 'express';
+import { sendOAuthProtocolError } from '@/core/http/protocol-errors';
 
 /**
  * An error of the OAuth protocol endpoints (token, registration, revocation), answered with the RFC 6749 /
@@ -16,9 +17,7 @@ export class OAuthError extends Error {
 }
 
 export function sendOAuthError(res: Response, err: OAuthError): void {
-  res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Pragma', 'no-cache');
-  res.status(err.status).json({ error: err.error, error_description: err.description });
+  sendOAuthProtocolError(res, err.status, err.error, err.description);
 }
 
 /**

@@ -11,7 +11,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentCredential, Public } from '@/core/auth/access.decorators';
+import { BrowserSessionOnly, CurrentCredential, NotWhileImpersonating, Public } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { Clock } from '@/core/clock/clock';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
@@ -36,6 +36,7 @@ const HTML = { 'text/html': { schema: { type: 'string' } } };
 const OAUTH_ERROR = { 'application/json': { schema: { $ref: '#/components/schemas/OAuthErrorDto' } } };
 const LOCATION = { Location: { description: 'Where the browser goes', schema: { type: 'string', format: 'uri' } } };
 const FORM = 'application/x-www-form-urlencoded';
+const JSON_BODY = 'application/json';
 
 /** Answers an OAuth protocol endpoint: the result, or the RFC error body for an OAuthError. */
 async function protocol(res: Response, status: number, work: () => Promise<unknown>): Promise<void> {
@@ -79,17 +80,20 @@ export class OAuthController {
       'Public clients only (`token_endpoint_auth_method: none`): the authorization code grant with PKCE, plus ' +
       'refresh tokens when `grant_types` lists them; scope `svc`. Redirect URIs are https, or http on a loopback ' +
       'address (127.0.0.1, [::1], localhost), without fragment. Errors use the RFC body `{error, error_description}` ' +
-      '(`invalid_redirect_uri`, `invalid_client_metadata`), not the envelope.',
+      '(`invalid_redirect_uri`, `invalid_client_metadata`; a body that is not JSON, malformed or holds NUL: ' +
+      '`invalid_request`, 413 when larger than 1 MB), not the envelope.',
   })
   @ApiBody({ type: ClientRegistrationRequestDto })
   @ApiCreatedResponse({ type: ClientRegistrationDto })
   @ApiResponse({
     status: 400,
-    description: '`invalid_redirect_uri` or `invalid_client_metadata`',
+    description: '`invalid_redirect_uri`, `invalid_client_metadata` or `invalid_request`',
     content: OAUTH_ERROR,
   })
-  async register(@Body() body: unknown, @Res() res: Response): Promise<void> {
+  @ApiResponse({ status: 413, description: '`invalid_request`: the body is larger than 1 MB', content: OAUTH_ERROR })
+  async register(@Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     await protocol(res, 201, async () => {
+      if (!req.is(JSON_BODY)) throw new OAuthError('invalid_request', `The body must be ${JSON_BODY}.`);
       const metadata = validateRegistration(body);
       const client = await this.repo.insertClient(metadata, this.clock.now());
       // RFC 7591 3.2.1: the registered metadata, with the fields the client did not set left out (not null).
@@ -141,6 +145,8 @@ export class OAuthController {
   }
 
   @Post('authorize/decision')
+  @BrowserSessionOnly()
+  @NotWhileImpersonating()
   @RateLimit(DECISION_ACCOUNT)
   @ApiConsumes(FORM)
   @ApiOperation({
@@ -175,12 +181,14 @@ export class OAuthController {
       'a code works once within 60 s, and presenting it again revokes every token it produced. `refresh_token`: ' +
       'rotation (each refresh token works once) with reuse detection (a rotated-out token revokes the whole ' +
       'authorization). Access tokens `svc_oat_...` (opaque, 1 hour) act in the chosen organization with the chosen ' +
-      "access and the person's role there. Errors: the RFC 6749 body (`invalid_request`, `invalid_client` (401), " +
+      "access and the person's role there. Errors: the RFC 6749 body (`invalid_request` (also for a body that is " +
+      'not a form, holds NUL, or is larger than 100 kB: 413), `invalid_client` (401), ' +
       '`invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`, `invalid_target`).',
   })
   @ApiBody({ type: TokenRequestDto })
   @ApiOkResponse({ type: TokenResponseDto })
   @ApiResponse({ status: 400, description: 'OAuth error', content: OAUTH_ERROR })
+  @ApiResponse({ status: 413, description: '`invalid_request`: the body is larger than 100 kB', content: OAUTH_ERROR })
   @ApiResponse({ status: 401, description: '`invalid_client`', content: OAUTH_ERROR })
   async token(@Req() req: Request, @Res() res: Response): Promise<void> {
     await protocol(res, 200, async () => {
@@ -202,7 +210,12 @@ export class OAuthController {
   })
   @ApiBody({ type: RevocationRequestDto })
   @ApiOkResponse({ description: 'Revoked, or nothing to revoke' })
-  @ApiResponse({ status: 400, description: '`invalid_request` (no token)', content: OAUTH_ERROR })
+  @ApiResponse({
+    status: 400,
+    description: '`invalid_request` (no token, not a form, NUL in a parameter)',
+    content: OAUTH_ERROR,
+  })
+  @ApiResponse({ status: 413, description: '`invalid_request`: the body is larger than 100 kB', content: OAUTH_ERROR })
   async revoke(@Req() req: Request, @Res() res: Response): Promise<void> {
     await protocol(res, 200, async () => {
       if (!req.is(FORM)) throw new OAuthError('invalid_request', `The body must be ${FORM}.`);
