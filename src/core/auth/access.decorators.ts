@@ -8,6 +8,8 @@ export const STEP_UP = Symbol('STEP_UP');
 export const READ_OPERATION = Symbol('READ_OPERATION');
 export const PLATFORM_ROLES = Symbol('PLATFORM_ROLES');
 export const MINOR_ACCESS = Symbol('MINOR_ACCESS');
+export const SESSION_ONLY = Symbol('SESSION_ONLY');
+export const NOT_WHILE_IMPERSONATING = Symbol('NOT_WHILE_IMPERSONATING');
 
 /** What a minor's read-only session may still write (extensions-v2 2.5 and 17.6). */
 export type MinorAccessLevel = 'always' | 'with_consent';
@@ -57,6 +59,34 @@ export const PlatformRoles = (...roles: PlatformRole[]): MethodDecorator & Class
  */
 export const MinorAccess = (level: MinorAccessLevel): MethodDecorator & ClassDecorator =>
   accessDecorator(MINOR_ACCESS, level, 'x-minor-access', level);
+
+/**
+ * How an operation that only a person at the browser may call refuses other credentials: `forbidden` (403, a
+ * bearer token is a credential but not this kind) or `unauthorized` (401, only the `access_token` cookie
+ * authenticates the operation at all).
+ */
+export type SessionOnlyRule = 'forbidden' | 'unauthorized';
+
+/**
+ * Only a browser (cookie) session may call this: bearer tokens answer 403 `forbidden` (extensions-v2 2.4 "session"
+ * rows). Shown in the access table's Session column and in the OpenAPI "Access" line.
+ */
+export const BrowserSessionOnly = (): MethodDecorator & ClassDecorator =>
+  accessDecorator(SESSION_ONLY, 'forbidden' satisfies SessionOnlyRule, 'x-session-only', 'forbidden');
+
+/**
+ * A cookie operation (interface-v1 4.2 "cookie access_token"): only the `access_token` cookie authenticates it, so a
+ * bearer token answers 401 `unauthorized` as if absent (integrations use `GET /auth/credential`).
+ */
+export const CookieSessionOnly = (): MethodDecorator & ClassDecorator =>
+  accessDecorator(SESSION_ONLY, 'unauthorized' satisfies SessionOnlyRule, 'x-session-only', 'unauthorized');
+
+/**
+ * Refused to an impersonation session with 403 `impersonation_restricted`: what only the person may do themselves
+ * (sign-in factors, address, tokens, connecting applications, starting another impersonation).
+ */
+export const NotWhileImpersonating = (): MethodDecorator & ClassDecorator =>
+  accessDecorator(NOT_WHILE_IMPERSONATING, true, 'x-not-while-impersonating', true);
 
 /** The credential of the request (guaranteed on non-public operations). */
 export const CurrentCredential = createParamDecorator((_data: unknown, ctx: ExecutionContext): Credential => {

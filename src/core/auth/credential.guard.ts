@@ -3,7 +3,16 @@ import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import { ApiError } from '@/core/http/api-error';
 import { COOKIE } from '@/core/http/cookies';
-import { IS_PUBLIC, MINOR_ACCESS, type MinorAccessLevel, PLATFORM_ROLES, READ_OPERATION } from './access.decorators';
+import {
+  IS_PUBLIC,
+  MINOR_ACCESS,
+  type MinorAccessLevel,
+  NOT_WHILE_IMPERSONATING,
+  PLATFORM_ROLES,
+  READ_OPERATION,
+  SESSION_ONLY,
+  type SessionOnlyRule,
+} from './access.decorators';
 import { type AuthenticatedRequest, hasPlatformRole, type PlatformRole } from './credential';
 import { authenticateWith, BEARER_PREFIXES, STRATEGY, type StrategyName, strategyRegistered } from './strategies';
 import { GuardianConsentResolver } from './tenancy';
@@ -26,7 +35,8 @@ function hasTokenInQuery(query: Record<string, unknown>): boolean {
 /**
  * Global and deny-by-default. An operation not marked `@Public()` needs a credential: a bearer token
  * (`Authorization: Bearer svc_live_...` or `svc_oat_...`) or the `access_token` cookie, each checked by its
- * passport strategy. Then the platform roles the operation names, and that read-only credentials do not write.
+ * passport strategy. Then the platform roles the operation names, that read-only credentials do not write, that
+ * browser-session operations get a session and that impersonation sessions stay out of what only the person does.
  */
 @Injectable()
 export class CredentialGuard implements CanActivate {
@@ -45,7 +55,8 @@ export class CredentialGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets)) return true;
 
     const res = context.switchToHttp().getResponse<Response>();
-    const strategy = this.strategyFor(req);
+    const sessionOnly = this.reflector.getAllAndOverride<SessionOnlyRule | undefined>(SESSION_ONLY, targets);
+    const strategy = sessionOnly === 'unauthorized' ? this.cookieStrategy(req) : this.strategyFor(req);
     const credential = strategy && strategyRegistered(strategy) ? await authenticateWith(strategy, req, res) : null;
     if (!credential) throw ApiError.unauthorized();
     req.credential = credential;
@@ -65,6 +76,15 @@ export class CredentialGuard implements CanActivate {
       }
       if (minorAccess === 'with_consent') await this.requireConsent(req, credential.userId);
     }
+    if (sessionOnly && credential.kind !== 'session') {
+      throw ApiError.forbidden('Only a browser session can do this; tokens cannot.');
+    }
+    if (
+      credential.impersonatorId &&
+      this.reflector.getAllAndOverride<boolean | undefined>(NOT_WHILE_IMPERSONATING, targets)
+    ) {
+      throw ApiError.forbidden('Not while impersonating: the person does this themselves.', 'impersonation_restricted');
+    }
     return true;
   }
 
@@ -82,6 +102,11 @@ export class CredentialGuard implements CanActivate {
       const token = match[1];
       return BEARER_PREFIXES.find(([prefix]) => token.startsWith(prefix))?.[1] ?? null;
     }
+    return this.cookieStrategy(req);
+  }
+
+  /** Cookie operations ignore the Authorization header: only the `access_token` cookie can authenticate them. */
+  private cookieStrategy(req: AuthenticatedRequest): StrategyName | null {
     return (req.cookies as Record<string, string> | undefined)?.[COOKIE.access] ? STRATEGY.cookieSession : null;
   }
 }

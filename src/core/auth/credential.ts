@@ -37,3 +37,14 @@ export function hasPlatformRole(credential: Credential, role: PlatformRole): boo
     (role === 'editor' && credential.platformRoles.includes('platform_admin'))
   );
 }
+
+/**
+ * The session id of a credential the credential guard already required to be a browser session
+ * (`@BrowserSessionOnly()`). A call from an operation without that mark is a programming error, not a refusal.
+ */
+export function browserSessionId(credential: Credential): string {
+  if (credential.kind !== 'session' || !credential.sessionId) {
+    throw new Error('A browser session was expected here: mark the operation @BrowserSessionOnly()');
+  }
+  return credential.sessionId;
+}

@@ -9,6 +9,12 @@ function minorsCell(op: Record<string, unknown>, method: string, isPublic: boole
   return level === 'with_consent' ? 'with consent' : (level ?? 'no');
 }
 
+function sessionCell(op: Record<string, unknown>, isPublic: boolean): string {
+  if (isPublic) return '';
+  const rule = op['x-session-only'] as string | undefined;
+  return rule === 'unauthorized' ? 'cookie' : rule ? 'yes' : '';
+}
+
 /**
  * Every operation's access declaration as one markdown table, built from the OpenAPI document (whose `x-`
  * extensions are written by the same decorators the guards read). Committed as docs/access-table.md; a test
@@ -31,6 +37,8 @@ export function accessTable(doc: OpenAPIObject, exclude: (path: string) => boole
         ((op['x-roles'] as string[] | undefined) ?? []).join(', '),
         ((op['x-platform-roles'] as string[] | undefined) ?? []).join(', '),
         op['x-step-up'] ? 'yes' : '',
+        sessionCell(op, isPublic),
+        !isPublic && op['x-not-while-impersonating'] ? 'refused' : '',
         !isPublic && WRITE.has(method) && !op['x-read-operation'] ? 'yes' : '',
         minorsCell(op, method, isPublic),
         ((op['x-rate-limits'] as string[] | undefined) ?? []).join('; '),
@@ -43,12 +51,14 @@ export function accessTable(doc: OpenAPIObject, exclude: (path: string) => boole
     '',
     'Generated from the OpenAPI description (`npm run docs:generate`); the e2e suite fails when it drifts.',
     'Columns: who may call (`public` or any `credential`), organization scoping of the path, organization roles,',
-    'platform roles, recent step-up, whether read-only tokens are refused (write), what a minor’s read-only session',
-    'may call (extensions-v2 2.5: `yes` for reads and public operations, `always`, `with consent`, else `no`), and',
-    'rate limits.',
+    'platform roles, recent step-up, whether only a browser session may call (`yes`: bearer tokens get 403',
+    '`forbidden`; `cookie`: only the `access_token` cookie authenticates, a bearer token gets 401), whether an',
+    'impersonation session is refused (403 `impersonation_restricted`), whether read-only tokens are refused',
+    '(write), what a minor’s read-only session may call (extensions-v2 2.5: `yes` for reads and public operations,',
+    '`always`, `with consent`, else `no`), and rate limits.',
     '',
-    '| Method | Path | Auth | Scope | Roles | Platform | Step-up | Write | Minors | Rate limits |',
-    '|---|---|---|---|---|---|---|---|---|---|',
+    '| Method | Path | Auth | Scope | Roles | Platform | Step-up | Session | Impersonation | Write | Minors | Rate limits |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
     '',
   ].join('\n');

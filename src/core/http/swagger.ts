@@ -71,6 +71,27 @@ function addResponse(op: Operation, status: number, description: string): void {
 }
 
 /**
+ * One 403 response naming every code the access declaration implies. A 403 the operation documents itself
+ * (`@ApiErrors`) keeps its text and gains the implied codes it does not name.
+ */
+function describeRefusals(op: Operation, refusals: [string, string][]): void {
+  if (refusals.length === 0) return;
+  const existing = op.responses['403'] as { description?: string } | undefined;
+  if (!existing) {
+    const reasons = refusals.map(([code, why]) => `${why} (\`${code}\`)`);
+    const text = [...new Set(reasons)].join('; ');
+    addResponse(op, 403, text.charAt(0).toUpperCase() + text.slice(1));
+    return;
+  }
+  const missing = [...new Set(refusals.map(([code]) => code))].filter(
+    (code) => !existing.description?.includes(`\`${code}\``),
+  );
+  if (missing.length > 0) {
+    existing.description = `${existing.description ?? 'Not permitted'}. Also: ${missing.map((c) => `\`${c}\``).join(', ')}`;
+  }
+}
+
+/**
  * Completes every operation from its access declaration so the description never drifts from the guards:
  * security requirement, the 401/403/404/422/500 responses they imply, and an "Access" line.
  */
@@ -81,43 +102,56 @@ export function completeOperations(doc: OpenAPIObject): OpenAPIObject {
       const op = value as Operation;
       const isPublic = Boolean(op['x-public']);
       const access: string[] = [];
+      /** The 403 answers the declaration implies: [code, why]. */
+      const refusals: [string, string][] = [];
+      const sessionOnly = isPublic ? undefined : (op['x-session-only'] as string | undefined);
       if (isPublic) {
         op.security = [];
         access.push('public');
+      } else if (sessionOnly === 'unauthorized') {
+        op.security = [{ cookieAuth: [] }];
+        addResponse(op, 401, 'No valid `access_token` cookie; bearer tokens do not count here (`unauthorized`)');
+        access.push('cookie session only (a bearer token is not accepted: `unauthorized`)');
       } else {
         op.security = [{ cookieAuth: [] }, { bearer: [] }];
         addResponse(op, 401, 'Credential absent, invalid or expired (`unauthorized`)');
-        access.push('any credential');
+        access.push(sessionOnly ? 'browser session only (bearer tokens get `forbidden`)' : 'any credential');
+        if (sessionOnly) refusals.push(['forbidden', 'not a browser session']);
       }
       if (op['x-org-scoped']) {
         access.push('member of the organization in the path');
-        addResponse(op, 403, 'Not permitted (`forbidden`, `organization_suspended`)');
+        refusals.push(['forbidden', 'not permitted'], ['organization_suspended', 'organization suspended']);
         addResponse(op, 404, 'Not a member of the organization, or not visible (`not_found`)');
       }
       const roles = op['x-roles'] as string[] | undefined;
       if (roles?.length) {
         access.push(`role ${roles.join(' or ')}`);
-        addResponse(op, 403, 'Role not permitted (`forbidden`)');
+        refusals.push(['forbidden', 'role not permitted']);
       }
       const platformRoles = op['x-platform-roles'] as string[] | undefined;
       if (platformRoles?.length) {
         access.push(`platform role ${platformRoles.join(' or ')}`);
-        addResponse(op, 403, 'Platform role required (`forbidden`)');
+        refusals.push(['forbidden', 'platform role required']);
       }
       if (op['x-step-up']) {
         access.push('recent step-up');
-        addResponse(op, 403, 'Recent step-up required (`step_up_required`)');
+        refusals.push(['step_up_required', 'recent step-up required']);
+      }
+      if (!isPublic && op['x-not-while-impersonating']) {
+        access.push('not while impersonating (`impersonation_restricted`)');
+        refusals.push(['impersonation_restricted', 'an impersonation session']);
       }
       if (!isPublic && WRITE_METHODS.has(method) && !op['x-read-operation']) {
         access.push('write access (read-only tokens get `credential_read_only`)');
-        addResponse(op, 403, 'Read-only credential (`credential_read_only`)');
+        refusals.push(['credential_read_only', 'read-only credential']);
         const minors = op['x-minor-access'] as string | undefined;
         if (minors === 'always') access.push('minors: always');
         if (minors === 'with_consent') {
           access.push('minors: with guardian consent (`guardian_consent_required`)');
-          addResponse(op, 403, 'A minor without guardian consent (`guardian_consent_required`)');
+          refusals.push(['guardian_consent_required', 'a minor without guardian consent']);
         }
       }
+      describeRefusals(op, refusals);
       if (op.parameters?.length || op.requestBody)
         addResponse(op, 422, 'Invalid body or parameters (`validation_error`)');
       addResponse(op, 500, 'Internal failure (`internal_error`)');

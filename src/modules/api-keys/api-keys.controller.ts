@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { CurrentCredential, StepUp } from '@/core/auth/access.decorators';
+import { BrowserSessionOnly, CurrentCredential, NotWhileImpersonating, StepUp } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
@@ -14,7 +14,9 @@ export class ApiKeysController {
   constructor(private readonly keys: ApiKeysService) {}
 
   @Post()
+  @BrowserSessionOnly()
   @StepUp()
+  @NotWhileImpersonating()
   @ApiOperation({
     summary: 'Create a personal access token',
     description:
@@ -41,6 +43,7 @@ export class ApiKeysController {
 
   @Delete(':id')
   @HttpCode(204)
+  @NotWhileImpersonating()
   @ApiOperation({
     summary: 'Revoke a personal access token',
     description: 'Effective at once: the token answers 401 from then on.',

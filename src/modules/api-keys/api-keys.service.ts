@@ -41,10 +41,8 @@ export class ApiKeysService {
     };
   }
 
-  /** Needs a browser session with a recent step-up (the decorator), an adult, and membership in the organization. */
+  /** Needs a browser session with a recent step-up (the decorators), an adult, and membership in the organization. */
   async create(credential: Credential, dto: CreateApiKeyDto, ip: string | undefined): Promise<CreatedApiKeyDto> {
-    if (credential.kind !== 'session') throw ApiError.forbidden('Create tokens from a browser session.');
-    if (credential.impersonatorId) throw ApiError.forbidden('Not while impersonating.', 'impersonation_restricted');
     const user = await this.users.getById(credential.userId);
     if (user.ageBracket !== 'adult') {
       throw ApiError.forbidden('Only adults can create tokens: complete onboarding with the adult declaration first.');
@@ -92,7 +90,6 @@ export class ApiKeysService {
   }
 
   async revoke(credential: Credential, id: string, ip: string | undefined): Promise<void> {
-    if (credential.impersonatorId) throw ApiError.forbidden('Not while impersonating.', 'impersonation_restricted');
     const row = await this.transactions.run(async (tx) => {
       const revoked = await this.keys.revoke(id, credential.userId, this.clock.now(), tx);
       if (revoked) {

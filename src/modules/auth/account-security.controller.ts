@@ -1,7 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentCredential, StepUp } from '@/core/auth/access.decorators';
+import { CurrentCredential, MinorAccess, NotWhileImpersonating, StepUp } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
@@ -52,6 +52,7 @@ export class AccountSecurityController {
   }
 
   @Post('sessions/revoke-others')
+  @MinorAccess('always')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Sign out every other session',
@@ -71,6 +72,7 @@ export class AccountSecurityController {
   }
 
   @Delete('sessions/:session_id')
+  @MinorAccess('always')
   @HttpCode(204)
   @ApiOperation({
     summary: 'Sign out one session',
@@ -97,6 +99,7 @@ export class AccountSecurityController {
   }
 
   @Post('two-factor/setup')
+  @NotWhileImpersonating()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Start two-factor setup',
@@ -109,6 +112,7 @@ export class AccountSecurityController {
   }
 
   @Post('two-factor/enable')
+  @NotWhileImpersonating()
   @HttpCode(200)
   @ApiOperation({
     summary: 'Enable two-factor with a code from the app',
@@ -129,6 +133,7 @@ export class AccountSecurityController {
   }
 
   @Post('two-factor/disable')
+  @NotWhileImpersonating()
   @HttpCode(204)
   @StepUp()
   @ApiOperation({ summary: 'Disable two-factor', description: 'Needs a recent step-up; emails a notice.' })
@@ -139,6 +144,7 @@ export class AccountSecurityController {
   }
 
   @Post('two-factor/recovery-codes')
+  @NotWhileImpersonating()
   @HttpCode(200)
   @StepUp()
   @ApiOperation({
@@ -152,6 +158,7 @@ export class AccountSecurityController {
   }
 
   @Post('email-change')
+  @NotWhileImpersonating()
   @HttpCode(202)
   @StepUp()
   @RateLimit(EMAIL_CHANGE_ACCOUNT, EMAIL_CHANGE_IP)
@@ -172,6 +179,7 @@ export class AccountSecurityController {
   }
 
   @Post('email-change/verify')
+  @NotWhileImpersonating()
   @HttpCode(200)
   @StepUp()
   @RateLimit(EMAIL_CHANGE_VERIFY_ACCOUNT)

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Param, ParseUUIDPipe, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentCredential, PlatformRoles, StepUp } from '@/core/auth/access.decorators';
+import { CurrentCredential, NotWhileImpersonating, PlatformRoles, StepUp } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
@@ -19,6 +19,7 @@ export class AdminImpersonationController {
   @HttpCode(200)
   @PlatformRoles('platform_admin')
   @StepUp()
+  @NotWhileImpersonating()
   @RateLimit(IMPERSONATE_ACCOUNT)
   @ApiOperation({
     summary: 'Act as a person (support)',

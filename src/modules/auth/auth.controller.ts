@@ -1,7 +1,13 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentCredential, Public, ReadOperation } from '@/core/auth/access.decorators';
+import {
+  BrowserSessionOnly,
+  CookieSessionOnly,
+  CurrentCredential,
+  Public,
+  ReadOperation,
+} from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
@@ -144,7 +150,11 @@ export class AuthController {
   }
 
   @Get('me')
-  @ApiOperation({ summary: 'The signed-in account' })
+  @CookieSessionOnly()
+  @ApiOperation({
+    summary: 'The signed-in account',
+    description: 'A cookie operation: integrations with a bearer token use `GET /api/v1/auth/credential`.',
+  })
   @ApiOkResponse({ type: UserDto })
   async me(@CurrentCredential() credential: Credential): Promise<UserDto> {
     return this.users.toDto(await this.users.getById(credential.userId));
@@ -163,6 +173,7 @@ export class AuthController {
   @Post('step-up/request')
   @HttpCode(200)
   @ReadOperation()
+  @BrowserSessionOnly()
   @RateLimit(STEP_UP_REQUEST_ACCOUNT)
   @ApiOperation({
     summary: 'Start a step-up',
@@ -178,6 +189,7 @@ export class AuthController {
   @Post('step-up/verify')
   @HttpCode(204)
   @ReadOperation()
+  @BrowserSessionOnly()
   @RateLimit(STEP_UP_VERIFY_ACCOUNT)
   @ApiOperation({
     summary: 'Confirm a step-up',

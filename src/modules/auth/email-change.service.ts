@@ -12,7 +12,6 @@ import { EMAIL_CHANGE_CODE, EMAIL_CHANGED_NOTICE, maskEmail } from './auth.mails
 import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
 import { EmailCodeService } from './email-code.service';
 import { SessionService } from './session.service';
-import { TwoFactorService } from './two-factor.service';
 
 /**
  * Changing the sign-in address: a code goes to the NEW address (nothing is sent, and nothing said, when it
@@ -25,7 +24,6 @@ export class EmailChangeService {
     private readonly users: UsersService,
     private readonly codes: EmailCodeService,
     private readonly sessions: SessionService,
-    private readonly twoFactor: TwoFactorService,
     private readonly mail: MailService,
     private readonly audit: AuditService,
     private readonly limits: RateLimitService,
@@ -33,7 +31,6 @@ export class EmailChangeService {
   ) {}
 
   async request(credential: Credential, email: string): Promise<void> {
-    this.twoFactor.refuseImpersonation(credential);
     const user = await this.users.getById(credential.userId);
     const target = normalizeEmail(email);
     if (target === user.email) throw ApiError.unprocessable('same_email', 'That is already your address.', 'email');
@@ -47,7 +44,6 @@ export class EmailChangeService {
   }
 
   async verify(credential: Credential, code: string, req: Request, res: Response): Promise<UserEntity> {
-    this.twoFactor.refuseImpersonation(credential);
     const before = await this.users.getById(credential.userId);
     const metadata = await this.codes.consume('email_change', before.id, code);
     if (!metadata?.email) {

@@ -27,8 +27,6 @@ export class ImpersonationService {
   ) {}
 
   async start(admin: Credential, targetUserId: string, req: Request, res: Response): Promise<ImpersonationStatus> {
-    if (admin.impersonatorId)
-      throw ApiError.forbidden('End the current impersonation first.', 'impersonation_restricted');
     if (targetUserId === admin.userId)
       throw ApiError.unprocessable('validation_error', 'You cannot impersonate yourself.', 'user_id');
     const target = await this.users.findById(targetUserId);

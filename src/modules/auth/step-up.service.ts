@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import type { Credential } from '@/core/auth/credential';
+import { browserSessionId, type Credential } from '@/core/auth/credential';
 import { SignedTokens } from '@/core/auth/signed-tokens';
 import { STEP_UP_TTL_SECONDS } from '@/core/auth/step-up.guard';
 import { ApiError } from '@/core/http/api-error';
@@ -65,10 +65,8 @@ export class StepUpService {
     this.cookies.set(res, COOKIE.stepUp, token, STEP_UP_TTL_SECONDS);
   }
 
+  /** Tokens cannot confirm sensitive actions: the routes are `@BrowserSessionOnly()`. */
   private sessionOf(credential: Credential): string {
-    if (credential.kind !== 'session' || !credential.sessionId) {
-      throw ApiError.forbidden('Step-up needs a browser session; tokens cannot confirm sensitive actions.');
-    }
-    return credential.sessionId;
+    return browserSessionId(credential);
   }
 }

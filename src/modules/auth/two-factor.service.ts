@@ -64,7 +64,6 @@ export class TwoFactorService {
   }
 
   async setup(credential: Credential): Promise<{ secret: string; otpauth_uri: string; qr_svg: string }> {
-    this.refuseImpersonation(credential);
     const user = await this.users.getById(credential.userId);
     if (user.twoFactorEnabledAt)
       throw ApiError.conflict('two_factor_already_enabled', 'Two-factor authentication is already on.');
@@ -85,7 +84,6 @@ export class TwoFactorService {
   }
 
   async enable(credential: Credential, code: string, req: Request): Promise<{ recovery_codes: string[] }> {
-    this.refuseImpersonation(credential);
     const user = await this.users.getById(credential.userId);
     if (user.twoFactorEnabledAt)
       throw ApiError.conflict('two_factor_already_enabled', 'Two-factor authentication is already on.');
@@ -112,7 +110,6 @@ export class TwoFactorService {
   }
 
   async disable(credential: Credential, req: Request): Promise<void> {
-    this.refuseImpersonation(credential);
     const user = await this.users.getById(credential.userId);
     if (!user.twoFactorEnabledAt)
       throw ApiError.conflict('two_factor_not_enabled', 'Two-factor authentication is not on.');
@@ -139,7 +136,6 @@ export class TwoFactorService {
   }
 
   async regenerateRecoveryCodes(credential: Credential): Promise<{ recovery_codes: string[] }> {
-    this.refuseImpersonation(credential);
     const user = await this.users.getById(credential.userId);
     if (!user.twoFactorEnabledAt)
       throw ApiError.conflict('two_factor_not_enabled', 'Two-factor authentication is not on.');
@@ -246,15 +242,6 @@ export class TwoFactorService {
     this.cookies.clear(res, COOKIE.twoFactor);
     if (used !== 1) throw ApiError.unauthorized('The two-factor challenge was already used. Sign in again.');
     return { user, context: challenge.context };
-  }
-
-  refuseImpersonation(credential: Credential): void {
-    if (credential.impersonatorId) {
-      throw ApiError.forbidden(
-        'Not while impersonating: the person changes this themselves.',
-        'impersonation_restricted',
-      );
-    }
   }
 
   private async recoveryCodesLeft(userId: string): Promise<number> {

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentCredential, Public } from '@/core/auth/access.decorators';
+import { BrowserSessionOnly, CurrentCredential, Public } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
@@ -112,6 +112,7 @@ export class InvitationsController {
   }
 
   @Post('invitations/accept')
+  @BrowserSessionOnly()
   @HttpCode(200)
   @RateLimit(ACCEPT_IP, ACCEPT_ACCOUNT, ACCEPT_TOKEN)
   @ApiOperation({

@@ -283,7 +283,6 @@ export class InvitationsService {
     if ((dto.token === undefined) === (dto.invitation_id === undefined)) {
       throw ApiError.validation([{ field: 'token', message: 'send either token or invitation_id, not both' }]);
     }
-    if (credential.kind !== 'session') throw ApiError.forbidden('Accept invitations from a browser session.');
     const user = await this.users.getById(credential.userId);
     const invitation =
       dto.token !== undefined

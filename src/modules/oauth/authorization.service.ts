@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { AuditService } from '@/core/audit/audit.service';
-import type { Credential } from '@/core/auth/credential';
+import { browserSessionId, type Credential } from '@/core/auth/credential';
 import { authenticateWith, STRATEGY, strategyRegistered } from '@/core/auth/strategies';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
@@ -121,9 +121,8 @@ export class AuthorizationService {
   }
 
   async decide(credential: Credential, dto: AuthorizeDecisionDto, ip: string | undefined): Promise<AuthorizeReply> {
-    if (credential.kind !== 'session' || !credential.sessionId) {
-      return page(403, 'Not allowed', 'Authorizations are given from a browser session.');
-    }
+    // Authorizations are given from a browser session, never while impersonating (the route's decorators).
+    const sessionId = browserSessionId(credential);
     const user = await this.users.getById(credential.userId);
     const refusal = this.refusal(credential, user);
     if (refusal) return refusal;
@@ -131,8 +130,8 @@ export class AuthorizationService {
     // The form must come from the consent page shown to this very session (CSRF, RFC 9700 4.7).
     if (
       !request ||
-      request.session_id !== credential.sessionId ||
-      !this.crypto.safeEqual(this.csrfToken(request.id, credential.sessionId), dto.csrf_token)
+      request.session_id !== sessionId ||
+      !this.crypto.safeEqual(this.csrfToken(request.id, sessionId), dto.csrf_token)
     ) {
       return page(
         403,

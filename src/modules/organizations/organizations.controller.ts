@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators';
+import { BrowserSessionOnly, CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { OrgScoped, Roles } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
@@ -26,6 +26,7 @@ export class OrganizationsController {
   constructor(private readonly orgs: OrganizationsService) {}
 
   @Post('organizations')
+  @BrowserSessionOnly()
   @ApiOperation({
     summary: 'Create an organization',
     description: 'The caller becomes its owner and it becomes their active organization.',
@@ -37,7 +38,6 @@ export class OrganizationsController {
     @Body() dto: CreateOrganizationDto,
     @Req() req: Request,
   ): Promise<OrganizationWithRoleDto> {
-    if (credential.kind !== 'session') throw ApiError.forbidden('Create organizations from a browser session.');
     return this.orgs.create(credential, dto, req.ip);
   }
 
