@@ -431,12 +431,20 @@ describe('Avatars', () => {
       expect(res.body.error.code).toBe('unauthorized');
     });
 
-    it('is 403 credential_read_only for a read-only credential, which may still read avatars', async () => {
+    it('is 403 credential_read_only for a read-only token, which may still read avatars', async () => {
+      const owner = await adult(t);
+      const orgId = await createOrganization(t, owner);
+      const reader = bearer(t, await personalToken(t, owner, orgId, 'read'));
+      const res = await reader.put('/api/v1/me/avatar').send({ seed: SEED }).expect(403);
+      expect(res.body.error.code).toBe('credential_read_only');
+      expectSvg(await avatarOf({ ...owner, agent: reader }, owner.user.id));
+    });
+
+    it('is open to a minor’s read-only session (minors: always, extensions-v2 17.6)', async () => {
       const minor = await signIn(t);
       // A session of an underage learner is read-only; nothing in the API sets the bracket yet.
       await t.app.get(UsersRepository).update(minor.user.id, { ageBracket: 'under_18' });
-      const res = await minor.agent.put('/api/v1/me/avatar').send({ seed: SEED }).expect(403);
-      expect(res.body.error.code).toBe('credential_read_only');
+      await minor.agent.put('/api/v1/me/avatar').send({ seed: SEED }).expect(200);
       expectSvg(await avatarOf(minor, minor.user.id));
       expectSvg(await preview(minor, { seed: SEED }));
     });

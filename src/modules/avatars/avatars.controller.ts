@@ -1,7 +1,7 @@
 import { applyDecorators, Body, Controller, Get, Param, Put, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { CurrentCredential } from '@/core/auth/access.decorators';
+import { CurrentCredential, MinorAccess } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
@@ -96,6 +96,7 @@ export class AvatarsController {
   }
 
   @Put('me/avatar')
+  @MinorAccess('always')
   @ApiOperation({
     summary: 'Save the own avatar choice',
     description:

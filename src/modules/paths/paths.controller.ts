@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
+import { MinorAccess } from '@/core/auth/access.decorators';
 import { CurrentMembership, type Membership, OrgScoped, Roles } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
@@ -87,6 +88,7 @@ export class PathsController {
   }
 
   @Post('programs/:pathId/capstone/submissions')
+  @MinorAccess('with_consent')
   @ApiParam(PROGRAM_PARAM)
   @ApiOperation({
     summary: 'Submit my capstone',

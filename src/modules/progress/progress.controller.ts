@@ -1,6 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { MinorAccess } from '@/core/auth/access.decorators';
 import { CurrentMembership, type Membership, OrgScoped } from '@/core/auth/tenancy';
 import { ApiErrors } from '@/core/http/openapi';
 import { EnrollmentDto } from '@/modules/courses/dto/course.dto';
@@ -19,6 +20,7 @@ export class ProgressController {
   constructor(private readonly progress: ProgressService) {}
 
   @Post('courses/:course_id/enroll')
+  @MinorAccess('with_consent')
   @ApiParam(COURSE_PARAM)
   @ApiOperation({
     summary: 'Enroll in a course',
@@ -41,6 +43,7 @@ export class ProgressController {
   }
 
   @Post('courses/:course_id/lessons/:lesson_id/complete')
+  @MinorAccess('with_consent')
   @HttpCode(200)
   @ApiParam(COURSE_PARAM)
   @ApiOperation({
@@ -62,6 +65,7 @@ export class ProgressController {
   }
 
   @Post('courses/:course_id/lessons/:lesson_id/quiz/submissions')
+  @MinorAccess('with_consent')
   @ApiParam(COURSE_PARAM)
   @ApiOperation({
     summary: 'Submit answers to a lesson quiz',

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Patch, Put, Req } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { CurrentCredential } from '@/core/auth/access.decorators';
+import { CurrentCredential, MinorAccess } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiErrors } from '@/core/http/openapi';
 import {
@@ -24,13 +24,16 @@ export class UsersController {
   ) {}
 
   @Patch('profile')
+  @MinorAccess('always')
   @ApiOperation({
     summary: 'Update the own profile',
     description:
-      'Only the fields present are applied. `null` clears headline, bio, location and avatar_url; name, locale and ' +
-      'public_profile cannot be null. Email and password cannot be changed here.',
+      'Only the fields present are applied. `null` clears headline, bio, location and avatar_url; name, locale, ' +
+      'time_zone and public_profile cannot be null. Email and password cannot be changed here. A minor cannot make ' +
+      'their profile public (`public_profile: true` is 403 `minor_restricted`).',
   })
   @ApiOkResponse({ type: UserDto })
+  @ApiErrors([403, 'minor_restricted'])
   async updateProfile(@CurrentCredential() credential: Credential, @Body() dto: UpdateProfileDto): Promise<UserDto> {
     return this.users.toDto(await this.users.updateProfile(credential.userId, dto));
   }
@@ -43,6 +46,7 @@ export class UsersController {
   }
 
   @Put('onboarding')
+  @MinorAccess('always')
   @ApiOperation({
     summary: 'Complete onboarding',
     description:

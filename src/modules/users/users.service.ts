@@ -128,6 +128,10 @@ export class UsersService {
   }
 
   async updateProfile(userId: string, dto: UpdateProfileDto): Promise<UserEntity> {
+    // Minors are never shown by name to other learners (extensions-v2 17.6): their profile stays private.
+    if (dto.public_profile === true && (await this.getById(userId)).ageBracket === 'under_18') {
+      throw ApiError.forbidden('A minor’s profile cannot be public.', 'minor_restricted');
+    }
     const changes: Partial<UserEntity> = {};
     if (dto.name !== undefined) changes.name = dto.name;
     if (dto.headline !== undefined) changes.headline = dto.headline || null;
