@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
@@ -26,18 +27,31 @@ export interface WriteOptions {
 export abstract class FileStore {
   /** Writes the whole stream, then makes it visible at once (a reader never sees half a file). */
   abstract write(key: string, content: Readable | Buffer, options?: WriteOptions): Promise<StoredFile>;
-  /** The content (decrypted when it was stored encrypted); rejects when the file does not exist. */
+  /**
+   * The content (decrypted when it was stored encrypted); rejects when the file does not exist or is not one the
+   * store wrote. A tampered encrypted file makes the stream fail at its end (GCM checks the tag last): treat a
+   * stream error as a failed read, never as a shorter file.
+   */
   abstract read(key: string): Promise<Readable>;
+  /** Whether the key holds a file. Invalid keys are refused (all methods throw on them), not reported missing. */
   abstract exists(key: string): Promise<boolean>;
   /** Idempotent. */
   abstract delete(key: string): Promise<void>;
 }
 
-const KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
-const MAGIC = Buffer.from('LPE1');
+/** Path segments: no leading dot (so no `.`, `..` or hidden files), short enough for any file system. */
+const KEY_SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/;
+const MAX_KEY_LENGTH = 1024;
+/**
+ * Every stored file starts with one of these four bytes, so reading never guesses from the content: `LPP1` then
+ * the content as written; `LPE1`, a 12-byte IV, the AES-256-GCM ciphertext, and the 16-byte tag at the end.
+ */
+const PLAIN = Buffer.from('LPP1');
+const SEALED = Buffer.from('LPE1');
+const MAGIC_BYTES = 4;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
-const HEADER_BYTES = MAGIC.length + IV_BYTES;
+const HEADER_BYTES = MAGIC_BYTES + IV_BYTES;
 
 /** Counts bytes passing through. */
 function counter(): Transform & { bytes: number } {
@@ -49,6 +63,43 @@ function counter(): Transform & { bytes: number } {
   }) as Transform & { bytes: number };
   t.bytes = 0;
   return t;
+}
+
+/** Emits `header` before the first byte (also for empty content), then the content unchanged. */
+function prefixed(header: Buffer): Transform {
+  let sent = false;
+  const first = (): Buffer => {
+    sent = true;
+    return header;
+  };
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      done(null, sent ? chunk : Buffer.concat([first(), chunk]));
+    },
+    flush(done) {
+      done(null, sent ? undefined : first());
+    },
+  });
+}
+
+/** `LPE1` + IV, the ciphertext as it streams, then the final block and the authentication tag. */
+function sealer(key: Buffer): Transform {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  let header: Buffer | null = Buffer.concat([SEALED, iv]);
+  const withHeader = (bytes: Buffer): Buffer => {
+    const out = header ? Buffer.concat([header, bytes]) : bytes;
+    header = null;
+    return out;
+  };
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      done(null, withHeader(cipher.update(chunk)));
+    },
+    flush(done) {
+      done(null, withHeader(Buffer.concat([cipher.final(), cipher.getAuthTag()])));
+    },
+  });
 }
 
 @Injectable()
@@ -66,21 +117,14 @@ export class LocalFileStore extends FileStore {
     const temp = `${path}.${randomBytes(6).toString('hex')}.part`;
     const source = Buffer.isBuffer(content) ? Readable.from([content]) : content;
     const count = counter();
+    const out = createWriteStream(temp, { mode: 0o600, flags: 'wx' });
     try {
-      if (options.encrypt) {
-        const iv = randomBytes(IV_BYTES);
-        const cipher = createCipheriv('aes-256-gcm', this.config.dataEncryptionKey, iv);
-        const out = createWriteStream(temp, { mode: 0o600 });
-        out.write(Buffer.concat([MAGIC, iv]));
-        await pipeline(source, count, cipher, out, { end: false });
-        await new Promise<void>((done, fail) =>
-          out.end(cipher.getAuthTag(), (err?: Error | null) => (err ? fail(err) : done())),
-        );
-      } else {
-        await pipeline(source, count, createWriteStream(temp, { mode: 0o600 }));
-      }
+      const encode = options.encrypt ? sealer(this.config.dataEncryptionKey) : prefixed(PLAIN);
+      await pipeline(source, count, encode, out);
       await rename(temp, path);
     } catch (err) {
+      // The stream may still be opening the file: wait until it is closed, or the removal could come first.
+      if (!out.closed) await once(out, 'close');
       await rm(temp, { force: true });
       throw err;
     }
@@ -88,38 +132,43 @@ export class LocalFileStore extends FileStore {
   }
 
   async read(key: string): Promise<Readable> {
-    const path = this.pathOf(key);
-    const { size } = await stat(path);
-    const handle = await open(path, 'r');
-    let header: Buffer;
-    let tag: Buffer;
+    const handle = await open(this.pathOf(key), 'r');
     try {
-      header = Buffer.alloc(Math.min(HEADER_BYTES, size));
+      // Header and content come from the same open file, even if a new version replaces the name meanwhile.
+      const { size } = await handle.stat();
+      const header = Buffer.alloc(Math.min(HEADER_BYTES, size));
       await handle.read(header, 0, header.length, 0);
-      tag = Buffer.alloc(TAG_BYTES);
-      if (size >= HEADER_BYTES + TAG_BYTES) await handle.read(tag, 0, TAG_BYTES, size - TAG_BYTES);
-    } finally {
-      await handle.close();
+      const magic = header.subarray(0, MAGIC_BYTES);
+      if (magic.equals(PLAIN)) return handle.createReadStream({ start: MAGIC_BYTES, autoClose: true });
+      if (!magic.equals(SEALED)) throw new Error(`Not a file of this store: ${key}`);
+      if (size < HEADER_BYTES + TAG_BYTES) throw new Error(`Truncated encrypted file: ${key}`);
+      const tag = Buffer.alloc(TAG_BYTES);
+      await handle.read(tag, 0, TAG_BYTES, size - TAG_BYTES);
+      const decipher = createDecipheriv('aes-256-gcm', this.config.dataEncryptionKey, header.subarray(MAGIC_BYTES));
+      decipher.setAuthTag(tag);
+      const body = size - HEADER_BYTES - TAG_BYTES;
+      const cipherText =
+        body > 0
+          ? handle.createReadStream({ start: HEADER_BYTES, end: size - TAG_BYTES - 1, autoClose: true })
+          : (await handle.close(), Readable.from([]));
+      const out = new PassThrough();
+      // A tampered file fails at the end (GCM checks the tag last): the reader gets an error, never a clean end.
+      pipeline(cipherText, decipher, out).catch((err: unknown) => out.destroy(err as Error));
+      return out;
+    } catch (err) {
+      await handle.close().catch(() => undefined);
+      throw err;
     }
-    if (size < HEADER_BYTES + TAG_BYTES || !header.subarray(0, MAGIC.length).equals(MAGIC)) {
-      return createReadStream(path);
-    }
-    const decipher = createDecipheriv('aes-256-gcm', this.config.dataEncryptionKey, header.subarray(MAGIC.length));
-    decipher.setAuthTag(tag);
-    const out = new PassThrough();
-    const body = size - HEADER_BYTES - TAG_BYTES;
-    const cipherText =
-      body > 0 ? createReadStream(path, { start: HEADER_BYTES, end: size - TAG_BYTES - 1 }) : Readable.from([]);
-    pipeline(cipherText, decipher, out).catch((err: unknown) => out.destroy(err as Error));
-    return out;
   }
 
   async exists(key: string): Promise<boolean> {
+    const path = this.pathOf(key);
     try {
-      await stat(this.pathOf(key));
+      await stat(path);
       return true;
-    } catch {
-      return false;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw err;
     }
   }
 
@@ -127,12 +176,13 @@ export class LocalFileStore extends FileStore {
     await rm(this.pathOf(key), { force: true });
   }
 
+  /** The file of a key, refusing anything that could leave the storage folder or be read as something else. */
   private pathOf(key: string): string {
-    if (!KEY.test(key) || key.split('/').some((part) => part === '..' || part === '.')) {
-      throw new Error(`Invalid file key: ${key}`);
+    if (typeof key !== 'string' || key.length > MAX_KEY_LENGTH || !key.split('/').every((s) => KEY_SEGMENT.test(s))) {
+      throw new Error(`Invalid file key: ${JSON.stringify(key)}`);
     }
     const path = resolve(join(this.root, key));
-    if (!path.startsWith(this.root + sep)) throw new Error(`Invalid file key: ${key}`);
+    if (!path.startsWith(this.root + sep)) throw new Error(`Invalid file key: ${JSON.stringify(key)}`);
     return path;
   }
 }
