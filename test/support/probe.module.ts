@@ -15,6 +15,7 @@ import { ApiError } from '@/core/http/api-error';
 import { defineJob } from '@/core/queue/job-definition';
 import { JobHandler, type JobContext } from '@/core/queue/job-handler.decorator';
 import { JobsService } from '@/core/queue/jobs.service';
+import { defineSchedule, type ScheduleContext, ScheduleHandler } from '@/core/queue/schedule';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 
 export const PROBE_JOB = defineJob<{ key: string; failTimes: number }>({
@@ -29,6 +30,11 @@ export const PROBE_SECRET_JOB = defineJob<{ secret: string }>({
   backoffMs: 50,
 });
 export const PROBE_SLOW_JOB = defineJob<{ key: string }>({ name: 'probe.slow', attempts: 1 });
+/**
+ * Due on Mondays at 03:07 and 03:08 UTC only: the scheduler's tests move the Clock there, and the real minute ticks
+ * of other suites (which read their own Clock) practically never meet it.
+ */
+export const PROBE_SCHEDULE = defineSchedule({ name: 'probe.weekly', cron: '7-8 3 * * 1' });
 
 /** Shared, observable state of the probe handlers. */
 export const probeState = {
@@ -41,6 +47,8 @@ export const probeState = {
   eventFailures: 0,
   eventTries: 0,
   slowStarted: undefined as undefined | (() => void),
+  /** Runs of the probe schedule, in order. */
+  scheduled: [] as ScheduleContext[],
 };
 
 export function deferred(): { promise: Promise<void>; resolve: () => void } {
@@ -78,6 +86,15 @@ export class ProbeHandlers {
     probeState.slowStarted?.();
     await gate.promise;
     probeState.done.set(payload.key, { jobId: '', attempt: 1, organizationId: null });
+  }
+}
+
+@Injectable()
+export class ProbeSchedule {
+  @ScheduleHandler(PROBE_SCHEDULE)
+  async run(ctx: ScheduleContext): Promise<void> {
+    probeState.scheduled.push(ctx);
+    return Promise.resolve();
   }
 }
 
@@ -190,5 +207,8 @@ export class PrivateProbeController {
   }
 }
 
-@Module({ controllers: [ProbeController, PrivateProbeController], providers: [ProbeHandlers, ProbeSubscriber] })
+@Module({
+  controllers: [ProbeController, PrivateProbeController],
+  providers: [ProbeHandlers, ProbeSubscriber, ProbeSchedule],
+})
 export class ProbeModule {}

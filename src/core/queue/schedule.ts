@@ -18,6 +18,8 @@ export interface ScheduleContext {
 export const SCHEDULE_HANDLER = Symbol('SCHEDULE_HANDLER');
 
 const schedules = new Map<string, ScheduleDefinition>();
+/** `<area>.<work>`, as the schedules of extensions-v2 26.2 (`notifications.streak_reminders`). */
+const NAME = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)+$/;
 
 /**
  * Declares periodic work. Every declared schedule must have exactly one `@ScheduleHandler`, or the start fails.
@@ -25,6 +27,8 @@ const schedules = new Map<string, ScheduleDefinition>();
  * number of instances produce one run per tick.
  */
 export function defineSchedule(def: ScheduleDefinition): ScheduleDefinition {
+  if (!NAME.test(def.name))
+    throw new Error(`Schedule name "${def.name}" is not <area>.<work> (lowercase, underscores)`);
   if (schedules.has(def.name)) throw new Error(`Schedule "${def.name}" is defined twice`);
   if (def.cron.trim().split(/\s+/).length !== 5) throw new Error(`Schedule "${def.name}": cron must have 5 fields`);
   CronExpressionParser.parse(def.cron, { tz: 'UTC', strict: false }); // throws on a malformed expression

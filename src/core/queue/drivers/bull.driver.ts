@@ -10,6 +10,9 @@ export const TICK_JOB = 'scheduler.tick';
 const TICK_QUEUE: QueueName = 'default';
 /** Redis keeps nothing on disk here: the repeatable job is registered again this often (Bull dedupes it). */
 const TICK_REREGISTER_MS = 10 * 60_000;
+/** A failed tick is tried again within its minute (the tick reads the Clock, so later would be another minute). */
+const TICK_ATTEMPTS = 3;
+const TICK_RETRY_MS = 5_000;
 const PING_TIMEOUT_MS = 1_000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
@@ -73,7 +76,10 @@ export class BullDriver implements QueueDriver {
       queue
         .process('*', QUEUE_CONCURRENCY[name], async (job: { name: string; data: { id: string } }) => {
           if (job.name === TICK_JOB) {
-            await this.onTick?.();
+            // Taken before this process's scheduler started (a restart at the minute) or after it stopped: fail,
+            // so Bull retries it in a few seconds, here or in another instance, instead of losing the minute.
+            if (!this.onTick) throw new Error('The scheduler is not running in this process');
+            await this.onTick();
             return;
           }
           await executor(job.data.id);
@@ -90,7 +96,13 @@ export class BullDriver implements QueueDriver {
         this.queue(TICK_QUEUE).add(
           TICK_JOB,
           {},
-          { repeat: { cron: '* * * * *', tz: 'UTC' }, removeOnComplete: true, removeOnFail: true },
+          {
+            repeat: { cron: '* * * * *', tz: 'UTC' },
+            attempts: TICK_ATTEMPTS,
+            backoff: { type: 'fixed', delay: TICK_RETRY_MS },
+            removeOnComplete: true,
+            removeOnFail: true,
+          },
         ),
         ADD_TIMEOUT_MS,
         'Registering the scheduler tick',
