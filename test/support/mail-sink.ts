@@ -10,6 +10,10 @@ export interface CaughtMail {
   text: string;
   html: string;
   messageId: string;
+  /** Every header, names lowercased (a repeated header keeps its last value). */
+  headers: Record<string, string>;
+  /** The SMTP envelope's recipients (RCPT TO), lowercased. */
+  envelopeTo: string[];
 }
 
 /**
@@ -27,7 +31,7 @@ export class MailSink {
       authOptional: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
-      onData: (stream, _session, callback) => {
+      onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
@@ -40,6 +44,8 @@ export class MailSink {
                 text: email.text ?? '',
                 html: email.html ?? '',
                 messageId: email.messageId ?? '',
+                headers: Object.fromEntries(email.headers.map((h) => [h.key.toLowerCase(), h.value])),
+                envelopeTo: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
               };
               this.messages.push(mail);
               this.events.emit('mail', mail);

@@ -12,8 +12,18 @@ export abstract class MailSuppression {
   abstract isSuppressed(address: string, kind: MailKind): Promise<boolean>;
 }
 
-/** Erased accounts keep a tombstone address under this reserved domain (RFC 2606): never mailed. */
-const ERASED_DOMAIN = /\.invalid$/i;
+/**
+ * Erased accounts keep a tombstone address under the reserved top-level domain `invalid` (RFC 2606): never mailed,
+ * whatever its case or a trailing dot.
+ */
+export function isReservedInvalidAddress(address: string): boolean {
+  const domain = address
+    .slice(address.lastIndexOf('@') + 1)
+    .trim()
+    .toLowerCase()
+    .replace(/\.$/, '');
+  return domain === 'invalid' || domain.endsWith('.invalid');
+}
 
 /**
  * Delivers queued messages over SMTP_URL. Without SMTP (development and tests only; production refuses to
@@ -41,7 +51,7 @@ export class MailProcessor implements OnApplicationShutdown {
     // The job id makes the Message-ID: a retried delivery is recognisably the same message.
     const messageId = `<${ctx.jobId}@${this.domain}>`;
     const kind = payload.kind ?? 'transactional';
-    if (ERASED_DOMAIN.test(payload.to.split('@')[1] ?? '')) {
+    if (isReservedInvalidAddress(payload.to)) {
       this.logger.log({ template: payload.template, job_id: ctx.jobId, outcome: 'erased' }, 'Mail skipped');
       return;
     }
