@@ -18,6 +18,12 @@ describe('local time', () => {
     expect(isValidTimeZone('Europe/Madrid')).toBe(true);
     expect(isValidTimeZone('UTC')).toBe(true);
     expect(isValidTimeZone('Mars/Olympus')).toBe(false);
+    expect(isValidTimeZone('Etc/GMT+5')).toBe(true);
+    expect(isValidTimeZone('America/Argentina/Buenos_Aires')).toBe(true);
+    // Offsets are zones to recent ICU, not IANA names (and PostgreSQL would read them with the sign flipped).
+    for (const offset of ['+01:00', '-05:30', '+0100', '+01']) expect(isValidTimeZone(offset)).toBe(false);
+    expect(isValidTimeZone('Europe/Madrid ')).toBe(false);
+    expect(isValidTimeZone(`Europe/${'x'.repeat(58)}`)).toBe(false);
     expect(isValidTimeZone('')).toBe(false);
     expect(isValidTimeZone(`Europe/${'x'.repeat(60)}`)).toBe(false);
     expect(isValidTimeZone(3)).toBe(false);

@@ -9,8 +9,21 @@ import { DateTime, IANAZone } from 'luxon';
 
 export const DEFAULT_TIME_ZONE = 'UTC';
 
+/**
+ * A zone name: letters first, then name characters and `/` (`Europe/Madrid`, `UTC`, `Etc/GMT+5`). ICU in recent
+ * Node accepts bare offsets such as `+01:00` as zones too, but those are not IANA names, follow no daylight saving,
+ * and PostgreSQL reads them with the opposite sign (POSIX): refused.
+ */
+const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+
 export function isValidTimeZone(zone: unknown): zone is string {
-  return typeof zone === 'string' && zone.length >= 1 && zone.length <= 64 && IANAZone.isValidZone(zone);
+  return (
+    typeof zone === 'string' &&
+    zone.length >= 1 &&
+    zone.length <= 64 &&
+    ZONE_NAME.test(zone) &&
+    IANAZone.isValidZone(zone)
+  );
 }
 
 function inZone(at: Date, zone: string): DateTime {

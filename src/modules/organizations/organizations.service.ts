@@ -6,6 +6,7 @@ import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
+import { DEFAULT_TIME_ZONE } from '@/core/time/local-time';
 import { UsersService } from '@/modules/users/users.service';
 import type {
   CreateOrganizationDto,
@@ -116,6 +117,8 @@ export class OrganizationsService extends TenancyResolver {
             name: dto.name,
             slug,
             locale: dto.locale ?? user.locale,
+            // Stated here, not left to the column default: the saved entity is the record answered.
+            timeZone: DEFAULT_TIME_ZONE,
             status: 'active',
             plan: 'free',
             createdBy: user.id,

@@ -54,7 +54,9 @@ export class UpdateOrganizationDto {
   @ApiPropertyOptional({
     example: 'Europe/Madrid',
     maxLength: 64,
-    description: 'IANA time zone: leaderboard weeks and months, statistics series, report date filters',
+    description:
+      'IANA time zone such as `Europe/Madrid`: leaderboard weeks and months, statistics series, report date ' +
+      'filters; null not allowed',
   })
   @ValidateIf(present)
   @IsTimeZone()
@@ -136,7 +138,12 @@ export class OrganizationDto {
   @ApiProperty() name!: string;
   @ApiProperty() slug!: string;
   @ApiProperty({ enum: ['es', 'en'] }) locale!: string;
-  @ApiProperty({ example: 'Europe/Madrid', maxLength: 64 }) time_zone!: string;
+  @ApiProperty({
+    example: 'Europe/Madrid',
+    maxLength: 64,
+    description: 'IANA time zone (default `UTC`) of the organization’s weeks, months and statistics',
+  })
+  time_zone!: string;
   @ApiProperty({ nullable: true, type: String }) logo_url!: string | null;
   @ApiProperty({ nullable: true, type: String }) brand_color!: string | null;
   @ApiProperty({ enum: ['active', 'suspended'] }) status!: string;

@@ -62,7 +62,7 @@ export class UpdateProfileDto {
   @ApiPropertyOptional({
     example: 'Europe/Madrid',
     maxLength: 64,
-    description: 'IANA time zone (the web app sends the browser’s); null not allowed',
+    description: 'IANA time zone such as `Europe/Madrid` (the web app sends the browser’s); null not allowed',
   })
   @ValidateIf(present)
   @IsTimeZone()

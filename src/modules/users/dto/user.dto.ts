@@ -15,7 +15,7 @@ export class UserDto {
   @ApiProperty({
     example: 'Europe/Madrid',
     maxLength: 64,
-    description: 'IANA time zone: local days of streaks, missions, goals, quiet hours and reminders',
+    description: 'IANA time zone (default `UTC`): local days of streaks, missions, goals, quiet hours and reminders',
   })
   time_zone!: string;
   @ApiProperty({ type: [String], enum: ['platform_admin', 'editor'], isArray: true }) platform_roles!: string[];
