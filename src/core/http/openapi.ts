@@ -49,6 +49,12 @@ export function ApiErrors(...entries: (number | [number, ...ErrorCode[]])[]): Me
     ApiExtraModels(ErrorEnvelopeDto),
     ...entries.map((entry) => {
       const [status, ...codes] = Array.isArray(entry) ? entry : [entry];
+      // The compiler checks that each code exists; its status is checked here, when the controller loads.
+      for (const code of codes) {
+        if (ERROR_CODES[code].status !== status) {
+          throw new Error(`@ApiErrors: \`${code}\` is a ${ERROR_CODES[code].status} code, listed under ${status}`);
+        }
+      }
       const base = DESCRIPTIONS[status] ?? STATUS_DEFAULTS[status]?.message ?? 'Error';
       const description = codes.length ? `${base}. Codes: ${codes.map((c) => `\`${c}\``).join(', ')}` : base;
       return ApiResponse({ status, description, schema: { $ref: getSchemaPath(ErrorEnvelopeDto) } });
