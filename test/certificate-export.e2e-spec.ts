@@ -401,7 +401,7 @@ describe('certificates on the embedded database (PGlite)', () => {
       .get(TransactionRunner)
       .run((tx) =>
         certificates.issue(
-          { type: 'course', organizationId: org, userId: user, subjectId: courseId, title: 'Embedded' },
+          { type: 'course', organizationId: org, userId: user, subjectId: courseId, title: 'Embedded', actorId: null },
           tx,
         ),
       );

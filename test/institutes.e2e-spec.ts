@@ -199,7 +199,7 @@ describe('institutes', () => {
       await addMember(t, orgA, leaver.user.id, 'admin');
       await leaver.agent.put('/api/v1/me/active-organization').send({ organization_id: orgA }).expect(200);
       await leaver.agent.get('/api/v1/institutes').expect(200);
-      await t.app.get(OrganizationsService).removeMember(orgA, leaver.user.id);
+      await t.app.get(OrganizationsService).removeMember(orgA, leaver.user.id, leaver.user.id);
       await leaver.agent.get('/api/v1/institutes').expect(404);
       await leaver.agent.post('/api/v1/institutes').send({ name: 'x' }).expect(404);
     });

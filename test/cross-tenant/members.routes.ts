@@ -11,7 +11,7 @@ let people = 0;
 /** A student of this organization of its own (each row gets a fresh one, so a DELETE never removes another's). */
 async function member(t: TestApp, org: OrgFixture, key: string): Promise<void> {
   const { user } = await t.app.get(UsersService).findOrCreate(`ct-member.${t.suffix}.${++people}@example.test`, 'es');
-  await t.app.get(OrganizationsService).addMember(org.id, user.id, 'student');
+  await t.app.get(OrganizationsService).addMember(org.id, user.id, 'student', null);
   org.ids[key] = user.id;
 }
 

@@ -21,7 +21,7 @@ export async function createOrganization(_t: TestApp, owner: SignedIn, name = 'T
 
 /** Adds a person directly (fixtures only: the invitation flow has its own tests). */
 export async function addMember(t: TestApp, organizationId: string, userId: string, role: OrgRole): Promise<void> {
-  await t.app.get(OrganizationsService).addMember(organizationId, userId, role);
+  await t.app.get(OrganizationsService).addMember(organizationId, userId, role, null);
 }
 
 /** A personal access token of this person for this organization. */

@@ -5,6 +5,7 @@ import { isAdmin, type Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
+import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { CohortsService } from '@/modules/cohorts/cohorts.service';
@@ -36,6 +37,8 @@ export interface IssueInput {
   subjectId: string;
   title: string;
   grade?: number | null;
+  /** Who caused the issuance (the learner completing, the grader whose grade completed it; null: the service). */
+  actorId: string | null;
 }
 
 const VERIFICATION_STATUS = { active: 'valid', revoked: 'revoked', replaced: 'replaced' } as const;
@@ -60,6 +63,7 @@ export class CertificatesService {
     private readonly transactions: TransactionRunner,
     private readonly crypto: CryptoService,
     private readonly clock: Clock,
+    private readonly events: DomainEvents,
   ) {}
 
   /** Idempotent: a person holds at most one active certificate per course or program in an organization. */
@@ -91,6 +95,7 @@ export class CertificatesService {
       tx,
       // Either a concurrent issue won (return it) or the random code collided (draw another).
       () => this.certificates.findActive(input.organizationId, input.userId, input.type, input.subjectId, tx),
+      input.actorId,
     );
     return inserted;
   }
@@ -157,7 +162,14 @@ export class CertificatesService {
       const current = await this.certificates.lockInOrganization(organizationId, certificateId, tx);
       if (!current) throw ApiError.notFound();
       if (current.status !== 'active') throw alreadyRevoked();
-      await this.certificates.markRevoked(organizationId, certificateId, reason, this.clock.now(), tx);
+      const now = this.clock.now();
+      await this.certificates.markRevoked(organizationId, certificateId, reason, now, tx);
+      await this.events.publish(
+        tx,
+        'certificate.revoked',
+        { certificate_id: current.id, code: current.code, user_id: current.user_id, revoked_at: now.toISOString() },
+        { organizationId, actorId },
+      );
       await this.audit.record(
         {
           action: 'certificate.revoked',
@@ -209,8 +221,21 @@ export class CertificatesService {
         },
         tx,
         async () => null,
+        actorId,
       );
       await this.certificates.linkReplacement(organizationId, certificateId, certificate.id, tx);
+      await this.events.publish(
+        tx,
+        'certificate.reissued',
+        {
+          certificate_id: certificate.id,
+          code: certificate.code,
+          user_id: old.user_id,
+          replaced_certificate_id: old.id,
+          replaced_code: old.code,
+        },
+        { organizationId, actorId },
+      );
       await this.audit.record(
         {
           action: 'certificate.reissued',
@@ -269,16 +294,36 @@ export class CertificatesService {
     return toCertificateDto(row);
   }
 
-  /** Inserts with a freshly drawn code; on a conflict asks `winner` (a concurrent issue) or draws again. */
+  /**
+   * Inserts with a freshly drawn code; on a conflict asks `winner` (a concurrent issue) or draws again. Every
+   * certificate that comes into being passes here (issue and reissue), so `certificate.issued` is published here.
+   */
   private async insertWithFreshCode(
     values: Omit<NewCertificate, 'code'>,
     tx: Tx,
     winner: () => Promise<IssuedCertificateRow | null>,
+    actorId: string | null,
   ): Promise<{ certificate: IssuedCertificateRow; issued: boolean }> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const code = formatCode(values.type, (alphabet, n) => this.crypto.randomFromAlphabet(alphabet, n));
       const inserted = await this.certificates.insertIfAbsent({ ...values, code }, tx);
-      if (inserted) return { certificate: inserted, issued: true };
+      if (inserted) {
+        await this.events.publish(
+          tx,
+          'certificate.issued',
+          {
+            certificate_id: inserted.id,
+            code: inserted.code,
+            type: inserted.type,
+            user_id: inserted.user_id,
+            course_id: inserted.course_id,
+            path_id: inserted.path_id,
+            issued_at: inserted.issued_at.toISOString(),
+          },
+          { organizationId: inserted.organization_id, actorId },
+        );
+        return { certificate: inserted, issued: true };
+      }
       const existing = await winner();
       if (existing) return { certificate: existing, issued: false };
     }

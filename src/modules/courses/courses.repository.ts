@@ -248,7 +248,10 @@ export class CoursesRepository {
     return out;
   }
 
-  /** One rating per person and course: a repeat replaces stars and comment. */
+  /**
+   * One rating per person and course: a repeat replaces stars and comment. `changed` is false only for a repeat
+   * identical to the rating it replaces (same stars, comment and organization), read under the row's lock.
+   */
   async upsertRating(
     organizationId: string,
     userId: string,
@@ -256,8 +259,13 @@ export class CoursesRepository {
     stars: number,
     comment: string | null,
     now: Date,
-  ): Promise<RatingRow> {
-    const rows = await this.dataSource.query<RatingRow[]>(
+    tx: Tx,
+  ): Promise<{ rating: RatingRow; changed: boolean }> {
+    const [before] = await tx.manager.query<{ stars: number; comment: string | null; organization_id: string }[]>(
+      `SELECT stars, comment, organization_id FROM course_ratings WHERE course_id = $1 AND user_id = $2 FOR UPDATE`,
+      [courseId, userId],
+    );
+    const rows = await tx.manager.query<RatingRow[]>(
       `INSERT INTO course_ratings (course_id, user_id, organization_id, stars, comment, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $6)
        ON CONFLICT (course_id, user_id) DO UPDATE
@@ -266,6 +274,8 @@ export class CoursesRepository {
        RETURNING course_id, stars, comment, created_at, updated_at`,
       [courseId, userId, organizationId, stars, comment, now],
     );
-    return rows[0];
+    const changed =
+      !before || before.stars !== stars || before.comment !== comment || before.organization_id !== organizationId;
+    return { rating: rows[0], changed };
   }
 }

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
+import { TransactionRunner } from '@/core/database/transaction';
+import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { CatalogService, type ReachableCourse } from './catalog.service';
@@ -24,6 +26,8 @@ export class CoursesService {
     private readonly courses: CoursesRepository,
     private readonly catalog: CatalogService,
     private readonly clock: Clock,
+    private readonly transactions: TransactionRunner,
+    private readonly events: DomainEvents,
   ) {}
 
   async list(member: Membership, query: CatalogQueryDto): Promise<Page<CourseCardDto>> {
@@ -113,14 +117,28 @@ export class CoursesService {
   async rate(member: Membership, idOrSlug: string, dto: RateCourseDto): Promise<RatingDto> {
     const { course, enrollment } = await this.reach(member, idOrSlug);
     if (!enrollment) throw notEnrolled();
-    const row = await this.courses.upsertRating(
-      member.organizationId,
-      member.userId,
-      course.id,
-      dto.stars,
-      dto.comment?.trim() || null,
-      this.clock.now(),
-    );
+    const { organizationId, userId } = member;
+    const row = await this.transactions.run(async (tx) => {
+      const { rating, changed } = await this.courses.upsertRating(
+        organizationId,
+        userId,
+        course.id,
+        dto.stars,
+        dto.comment?.trim() || null,
+        this.clock.now(),
+        tx,
+      );
+      // An identical repeat is no new fact.
+      if (changed) {
+        await this.events.publish(
+          tx,
+          'course.rated',
+          { user_id: userId, course_id: course.id, stars: rating.stars },
+          { organizationId, actorId: userId },
+        );
+      }
+      return rating;
+    });
     return {
       course_id: row.course_id,
       stars: row.stars,

@@ -3,6 +3,7 @@ import { AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
+import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError, type ErrorDetail } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { CatalogService } from '@/modules/courses/catalog.service';
@@ -89,6 +90,7 @@ export class EditorService {
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     private readonly crypto: CryptoService,
+    private readonly events: DomainEvents,
   ) {}
 
   async list(query: EditorCourseQueryDto): Promise<Page<EditorCourseSummaryDto>> {
@@ -330,6 +332,15 @@ export class EditorService {
       }
       if (course.status === status || (status === 'unpublished' && course.status === 'draft')) return;
       await this.editor.setStatus(id, status, this.clock.now(), tx);
+      if (status === 'published') {
+        // The catalog is shared: the fact is platform-level, and `published_at` is kept across unpublishing.
+        await this.events.publish(
+          tx,
+          'course.published',
+          { course_id: id, first_publication: course.published_at === null },
+          { organizationId: null, actorId },
+        );
+      }
       await this.audit.record(
         {
           action: status === 'published' ? 'course.published' : 'course.unpublished',

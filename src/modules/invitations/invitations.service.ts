@@ -8,6 +8,7 @@ import { isAdmin, ORG_ROLES, type OrgRole } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
+import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { type Locale, resolveLocale } from '@/core/mail/mail-template';
@@ -80,6 +81,7 @@ export class InvitationsService {
     private readonly crypto: CryptoService,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
+    private readonly events: DomainEvents,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -356,7 +358,7 @@ export class InvitationsService {
         ? await this.users.findById(how.userId, tx)
         : (await this.users.findOrCreate(row.email, resolveLocale(organization.locale), tx)).user;
       if (!user) throw ApiError.unauthorized();
-      const added = await this.orgs.addMember(organization.id, user.id, row.role, tx);
+      const added = await this.orgs.addMember(organization.id, user.id, row.role, user.id, tx);
       const role = added ? row.role : ((await this.orgs.membership(organization.id, user.id))?.role ?? row.role);
       if (row.cohort_id) {
         const inCohort = !added && (await this.cohorts.cohortIdsOf(organization.id, user.id)).includes(row.cohort_id);
@@ -377,6 +379,12 @@ export class InvitationsService {
           metadata: { invitation_id: row.id, role, method: how.method, already_member: !added },
         },
         tx,
+      );
+      await this.events.publish(
+        tx,
+        'invitation.accepted',
+        { invitation_id: row.id, user_id: user.id, role },
+        { organizationId: organization.id, actorId: user.id },
       );
       return { user, role };
     });

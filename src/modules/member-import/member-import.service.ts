@@ -184,7 +184,7 @@ export class MemberImportService {
     if (ctx.handled.has(email)) return ['skipped', 'The address appears earlier in the file.'];
     const user = await this.users.findByEmail(email, tx);
     if (user) {
-      const added = await this.orgs.addMember(organizationId, user.id, role, tx);
+      const added = await this.orgs.addMember(organizationId, user.id, role, ctx.record.created_by, tx);
       if (!added) return ['skipped', 'Already a member.'];
       if (cohort)
         await this.cohorts.addMember(

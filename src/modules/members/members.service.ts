@@ -68,7 +68,7 @@ export class MembersService {
       if (target.role === role) return toDto(target);
       if (leavesNoOwner(target.role, role, await this.orgs.countByRole(organizationId, 'owner', tx)))
         throw LAST_OWNER();
-      await this.orgs.setRole(organizationId, userId, role, tx);
+      await this.orgs.setRole(organizationId, userId, role, caller.userId, tx);
       await this.audit.record(
         {
           action: 'member.role_changed',
@@ -104,7 +104,7 @@ export class MembersService {
       }
       if (leavesNoOwner(target.role, null, await this.orgs.countByRole(organizationId, 'owner', tx)))
         throw LAST_OWNER();
-      await this.orgs.removeMember(organizationId, userId, tx);
+      await this.orgs.removeMember(organizationId, userId, caller.userId, tx);
       await this.apiKeys.revokeAllFor(organizationId, userId, tx);
       await this.oauthTokens.revokeAllFor(organizationId, userId, tx);
       const person = await this.users.findById(userId, tx);

@@ -94,17 +94,21 @@ export class OrganizationsRepository {
     return rows.length === 1;
   }
 
-  async setRole(organizationId: string, userId: string, role: OrgRole, tx?: Tx): Promise<void> {
-    await this.db(tx).query(`UPDATE memberships SET role = $3 WHERE organization_id = $1 AND user_id = $2`, [
-      organizationId,
-      userId,
-      role,
-    ]);
+  /** Sets the role; returns the role it had (the joined row is read before the update), null for no member. */
+  async setRole(organizationId: string, userId: string, role: OrgRole, tx: Tx): Promise<OrgRole | null> {
+    const [rows] = await tx.manager.query<[{ previous: OrgRole }[], number]>(
+      `UPDATE memberships m SET role = $3 FROM memberships old
+       WHERE m.organization_id = $1 AND m.user_id = $2
+         AND old.organization_id = m.organization_id AND old.user_id = m.user_id
+       RETURNING old.role AS previous`,
+      [organizationId, userId, role],
+    );
     await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
+    return rows[0]?.previous ?? null;
   }
 
-  async removeMember(organizationId: string, userId: string, tx?: Tx): Promise<boolean> {
-    const [, count] = await this.db(tx).query<[unknown[], number]>(
+  async removeMember(organizationId: string, userId: string, tx: Tx): Promise<boolean> {
+    const [, count] = await tx.manager.query<[unknown[], number]>(
       `DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2`,
       [organizationId, userId],
     );

@@ -5,6 +5,7 @@ import { type Membership, type OrgRole, TenancyResolver } from '@/core/auth/tena
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
+import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { DEFAULT_TIME_ZONE } from '@/core/time/local-time';
 import { UsersService } from '@/modules/users/users.service';
@@ -48,6 +49,7 @@ export class OrganizationsService extends TenancyResolver {
     private readonly clock: Clock,
     private readonly crypto: CryptoService,
     private readonly transactions: TransactionRunner,
+    private readonly events: DomainEvents,
   ) {
     super();
   }
@@ -128,6 +130,12 @@ export class OrganizationsService extends TenancyResolver {
           tx,
         );
         await this.orgs.addMember(created.id, user.id, 'owner', now, tx);
+        await this.events.publish(
+          tx,
+          'member.joined',
+          { user_id: user.id, role: 'owner' },
+          { organizationId: created.id, actorId: user.id },
+        );
         await this.users.setLastOrganization(user.id, created.id, tx);
         await this.audit.record(
           {
@@ -271,29 +279,56 @@ export class OrganizationsService extends TenancyResolver {
     return this.toDto(await this.getById(organizationId));
   }
 
-  // Membership operations used by the members, invitations and cohorts areas.
+  // Membership operations used by the members, invitations, member-import and SSO areas. This area owns the
+  // membership facts, so it publishes `member.joined`, `member.left` and `member.role_changed` in the caller's
+  // transaction (or its own when there is none).
   /**
    * Adds a member (false when already one). Every way in (invitation, import, SSO, fixtures) passes here, so the
-   * plan's member limit is enforced once: 409 `member_limit_reached` when it is full.
+   * plan's member limit is enforced once: 409 `member_limit_reached` when it is full. `actorId` is who caused it
+   * (the joining person, the importing admin; null for the service itself).
    */
-  async addMember(organizationId: string, userId: string, role: OrgRole, tx?: Tx): Promise<boolean> {
+  async addMember(
+    organizationId: string,
+    userId: string,
+    role: OrgRole,
+    actorId: string | null,
+    tx?: Tx,
+  ): Promise<boolean> {
+    if (!tx) return this.transactions.run((own) => this.addMember(organizationId, userId, role, actorId, own));
     const org = await this.orgs.findById(organizationId, tx);
     if (org && org.memberLimit !== null && (await this.orgs.membership(organizationId, userId)) === null) {
       // Under the organization's lock, two joins cannot both take the last place.
-      if (tx) await this.orgs.lockMembers(organizationId, tx);
+      await this.orgs.lockMembers(organizationId, tx);
       if ((await this.orgs.countMembers(organizationId, tx)) >= org.memberLimit) {
         throw ApiError.conflict('member_limit_reached', 'The organization has reached the member limit of its plan.');
       }
     }
-    return this.orgs.addMember(organizationId, userId, role, this.clock.now(), tx);
+    const added = await this.orgs.addMember(organizationId, userId, role, this.clock.now(), tx);
+    if (added) {
+      await this.events.publish(tx, 'member.joined', { user_id: userId, role }, { organizationId, actorId });
+    }
+    return added;
   }
 
-  setRole(organizationId: string, userId: string, role: OrgRole, tx?: Tx): Promise<void> {
-    return this.orgs.setRole(organizationId, userId, role, tx);
+  /** Changes a member's role; `member.role_changed` when it really changed. */
+  async setRole(organizationId: string, userId: string, role: OrgRole, actorId: string | null, tx: Tx): Promise<void> {
+    const previous = await this.orgs.setRole(organizationId, userId, role, tx);
+    if (previous !== null && previous !== role) {
+      await this.events.publish(
+        tx,
+        'member.role_changed',
+        { user_id: userId, from: previous, to: role },
+        { organizationId, actorId },
+      );
+    }
   }
 
-  removeMember(organizationId: string, userId: string, tx?: Tx): Promise<boolean> {
-    return this.orgs.removeMember(organizationId, userId, tx);
+  /** Ends a membership (removal or leaving); `member.left` when there was one. */
+  async removeMember(organizationId: string, userId: string, actorId: string | null, tx?: Tx): Promise<boolean> {
+    if (!tx) return this.transactions.run((own) => this.removeMember(organizationId, userId, actorId, own));
+    const removed = await this.orgs.removeMember(organizationId, userId, tx);
+    if (removed) await this.events.publish(tx, 'member.left', { user_id: userId }, { organizationId, actorId });
+    return removed;
   }
 
   lockMembers(organizationId: string, tx: Tx): Promise<void> {

@@ -3,6 +3,7 @@ import { AuditService } from '@/core/audit/audit.service';
 import { isAdmin, type Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
+import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { CertificatesService } from '@/modules/certificates/certificates.service';
@@ -38,6 +39,7 @@ export class ProgramsService {
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
+    private readonly events: DomainEvents,
   ) {}
 
   async progressOf(membership: Membership, idOrSlug: string): Promise<ProgramProgressDto> {
@@ -76,6 +78,12 @@ export class ProgramsService {
       await this.transactions.run(async (tx) => {
         const now = this.clock.now();
         if (!(await this.programs.recordCompletion(organizationId, userId, program.id, now, tx))) return;
+        await this.events.publish(
+          tx,
+          'program.completed',
+          { user_id: userId, path_id: program.id, completed_at: now.toISOString() },
+          { organizationId, actorId: userId },
+        );
         if (badge) await this.programs.awardBadge(organizationId, userId, program.id, badge, now, tx);
         if (program.issues_certificate) {
           await this.certificates.issue(
@@ -86,6 +94,7 @@ export class ProgramsService {
               subjectId: program.id,
               title: program.title,
               grade: capstone ? bestScore : null,
+              actorId: userId,
             },
             tx,
           );
@@ -174,6 +183,12 @@ export class ProgramsService {
           metadata: { path_id: program.id, user_id: submission.user_id, score: dto.score, status },
         },
         tx,
+      );
+      await this.events.publish(
+        tx,
+        'capstone.graded',
+        { submission_id: row.id, user_id: submission.user_id, path_id: program.id, status },
+        { organizationId, actorId: userId },
       );
       return row;
     });

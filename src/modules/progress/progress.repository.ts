@@ -58,8 +58,8 @@ export class ProgressRepository {
   }
 
   /** True when inserted; false when the person was already enrolled (a concurrent enroll waits, then finds it). */
-  async insert(organizationId: string, userId: string, courseId: string, now: Date): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>(
+  async insert(organizationId: string, userId: string, courseId: string, now: Date, tx: Tx): Promise<boolean> {
+    const rows = await tx.manager.query<unknown[]>(
       `INSERT INTO enrollments (organization_id, user_id, course_id, status, enrolled_at, last_activity_at)
        VALUES ($1, $2, $3, 'active', $4, $4)
        ON CONFLICT (organization_id, user_id, course_id) DO NOTHING RETURNING id`,
@@ -109,12 +109,13 @@ export class ProgressRepository {
     lessonId: string,
     now: Date,
     tx: Tx,
-  ): Promise<void> {
-    await tx.manager.query(
+  ): Promise<boolean> {
+    const rows = await tx.manager.query<unknown[]>(
       `INSERT INTO lesson_completions (organization_id, user_id, course_id, lesson_id, completed_at)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
+       VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING lesson_id`,
       [organizationId, userId, courseId, lessonId, now],
     );
+    return rows.length > 0;
   }
 
   async countCompleted(organizationId: string, userId: string, courseId: string, tx: Tx): Promise<number> {
@@ -164,10 +165,10 @@ export class ProgressRepository {
       now: Date;
     },
     tx: Tx,
-  ): Promise<void> {
-    await tx.manager.query(
+  ): Promise<string> {
+    const rows = await tx.manager.query<{ id: string }[]>(
       `INSERT INTO quiz_submissions (organization_id, user_id, course_id, lesson_id, quiz_id, score, passed, answers, submitted_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
       [
         s.organizationId,
         s.userId,
@@ -180,6 +181,7 @@ export class ProgressRepository {
         s.now,
       ],
     );
+    return rows[0].id;
   }
 
   /** Enrollments of these people (optionally in these courses) in the organization, by the enrollments key. */

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
+import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { CertificatesService } from '@/modules/certificates/certificates.service';
 import { CatalogService, type LearnerState } from '@/modules/courses/catalog.service';
@@ -40,6 +41,7 @@ export class ProgressService implements LearnerState {
     private readonly certificates: CertificatesService,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
+    private readonly events: DomainEvents,
   ) {}
 
   /** The courses this person has completed in this organization. */
@@ -96,8 +98,20 @@ export class ProgressService implements LearnerState {
     const existing = await this.progress.find(organizationId, userId, course.id);
     if (existing) return { enrollment: toDto(existing), created: false };
     if (!(await this.catalog.isVisible(organizationId, course.id))) throw ApiError.notFound();
-    const created = await this.progress
-      .insert(organizationId, userId, course.id, this.clock.now())
+    const now = this.clock.now();
+    const created = await this.transactions
+      .run(async (tx) => {
+        const inserted = await this.progress.insert(organizationId, userId, course.id, now, tx);
+        if (inserted) {
+          await this.events.publish(
+            tx,
+            'enrollment.created',
+            { user_id: userId, course_id: course.id, enrolled_at: now.toISOString() },
+            { organizationId, actorId: userId },
+          );
+        }
+        return inserted;
+      })
       .catch((err: unknown) => {
         // The course was deleted, or the membership removed, in between.
         if (isForeignKeyViolation(err)) throw ApiError.notFound();
@@ -127,7 +141,14 @@ export class ProgressService implements LearnerState {
           if (quiz && !(await this.progress.hasPassed(organizationId, userId, lesson.id, quiz.id, tx))) {
             throw ApiError.conflict('quiz_not_passed', 'Pass the lesson quiz before completing the lesson.');
           }
-          await this.progress.insertCompletion(organizationId, userId, course.id, lesson.id, now, tx);
+          if (await this.progress.insertCompletion(organizationId, userId, course.id, lesson.id, now, tx)) {
+            await this.events.publish(
+              tx,
+              'lesson.completed',
+              { user_id: userId, course_id: course.id, lesson_id: lesson.id },
+              { organizationId, actorId: userId },
+            );
+          }
         }
         await this.progress.touch(organizationId, userId, course.id, now, tx);
         if (enrollment.status === 'completed') return;
@@ -137,9 +158,15 @@ export class ProgressService implements LearnerState {
         ]);
         if (total === 0 || done < total) return;
         await this.progress.markCompleted(organizationId, userId, course.id, now, tx);
+        await this.events.publish(
+          tx,
+          'course.completed',
+          { user_id: userId, course_id: course.id, completed_at: now.toISOString() },
+          { organizationId, actorId: userId },
+        );
         if (course.issues_certificate) {
           await this.certificates.issue(
-            { type: 'course', organizationId, userId, subjectId: course.id, title: course.title },
+            { type: 'course', organizationId, userId, subjectId: course.id, title: course.title, actorId: userId },
             tx,
           );
         }
@@ -171,7 +198,11 @@ export class ProgressService implements LearnerState {
     const now = this.clock.now();
     await this.transactions
       .run(async (tx) => {
-        await this.progress.insertSubmission(
+        // One submission of an enrollment at a time: `first_pass` is true for exactly one passed submission.
+        if (!(await this.progress.lock(organizationId, userId, course.id, tx))) throw ApiError.notFound();
+        const passedBefore =
+          grade.passed && (await this.progress.hasPassed(organizationId, userId, lesson.id, quiz.id, tx));
+        const submissionId = await this.progress.insertSubmission(
           {
             organizationId,
             userId,
@@ -189,6 +220,21 @@ export class ProgressService implements LearnerState {
           tx,
         );
         await this.progress.touch(organizationId, userId, course.id, now, tx);
+        await this.events.publish(
+          tx,
+          'quiz.submitted',
+          {
+            user_id: userId,
+            course_id: course.id,
+            lesson_id: lesson.id,
+            quiz_id: quiz.id,
+            submission_id: submissionId,
+            score: grade.score,
+            passed: grade.passed,
+            first_pass: grade.passed && !passedBefore,
+          },
+          { organizationId, actorId: userId },
+        );
       })
       .catch((err: unknown) => {
         if (isForeignKeyViolation(err)) throw ApiError.notFound();

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { AuditService } from '@/core/audit/audit.service';
 import { CryptoService } from '@/core/crypto/crypto.service';
+import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { COOKIE, CookieService } from '@/core/http/cookies';
 import { AccountLinker } from '@/modules/external-auth/account-linker';
@@ -45,6 +46,7 @@ export class SsoSignInService {
     private readonly cookies: CookieService,
     private readonly crypto: CryptoService,
     private readonly audit: AuditService,
+    private readonly transactions: TransactionRunner,
   ) {}
 
   get redirectUri(): string {
@@ -149,17 +151,21 @@ export class SsoSignInService {
 
       // 5. The account (linked identity, email, or new); 6. membership just in time; 7. the session.
       const { user } = await this.accounts.resolve(identity, 'sso', connection.id);
-      if (await this.orgs.addMember(connection.organization_id, user.id, 'student')) {
-        await this.audit.record({
-          action: 'member.joined_via_sso',
-          actorId: user.id,
-          organizationId: connection.organization_id,
-          targetType: 'user',
-          targetId: user.id,
-          ip: req.ip,
-          metadata: { role: 'student', connection_id: connection.id },
-        });
-      }
+      await this.transactions.run(async (tx) => {
+        if (!(await this.orgs.addMember(connection.organization_id, user.id, 'student', user.id, tx))) return;
+        await this.audit.record(
+          {
+            action: 'member.joined_via_sso',
+            actorId: user.id,
+            organizationId: connection.organization_id,
+            targetType: 'user',
+            targetId: user.id,
+            ip: req.ip,
+            metadata: { role: 'student', connection_id: connection.id },
+          },
+          tx,
+        );
+      });
       await this.users.setLastOrganization(user.id, connection.organization_id);
       const fresh = await this.users.getById(user.id);
       return await this.browser.enter(fresh, req, res, { organizationId: connection.organization_id });
