@@ -376,11 +376,17 @@ describe('Institutional SSO', () => {
       expect(
         await t.db.query(`SELECT 1 FROM audit_log WHERE action = 'member.joined_via_sso' AND target_id = $1`, [me.id]),
       ).toHaveLength(1);
-      // A second sign-in resolves the linked identity and changes nothing.
+      const joined = `SELECT organization_id, actor_id, payload FROM domain_events
+        WHERE name = 'member.joined' AND payload->>'user_id' = $1`;
+      expect(await t.db.query(joined, [me.id])).toEqual([
+        { organization_id: orgId, actor_id: me.id, payload: { user_id: me.id, role: 'student' } },
+      ]);
+      // A second sign-in resolves the linked identity and changes nothing (no second member.joined).
       expect(
         (await ssoSignIn(t.client(), [...institution.accounts].find(([, a]) => a.email === email)![0])).location,
       ).toBe(`${WEB}/dashboard`);
       expect(await t.db.query(`SELECT 1 FROM users WHERE email = $1`, [email])).toHaveLength(1);
+      expect(await t.db.query(joined, [me.id])).toHaveLength(1);
     });
 
     it('an existing member keeps their role; an account with two-factor goes to /login/two-factor', async () => {

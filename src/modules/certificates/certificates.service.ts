@@ -168,7 +168,7 @@ export class CertificatesService {
         tx,
         'certificate.revoked',
         { certificate_id: current.id, code: current.code, user_id: current.user_id, revoked_at: now.toISOString() },
-        { organizationId, actorId },
+        { organizationId, actorId, occurredAt: now },
       );
       await this.audit.record(
         {
@@ -320,7 +320,7 @@ export class CertificatesService {
             path_id: inserted.path_id,
             issued_at: inserted.issued_at.toISOString(),
           },
-          { organizationId: inserted.organization_id, actorId },
+          { organizationId: inserted.organization_id, actorId, occurredAt: inserted.issued_at },
         );
         return { certificate: inserted, issued: true };
       }

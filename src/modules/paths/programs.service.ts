@@ -82,7 +82,7 @@ export class ProgramsService {
           tx,
           'program.completed',
           { user_id: userId, path_id: program.id, completed_at: now.toISOString() },
-          { organizationId, actorId: userId },
+          { organizationId, actorId: userId, occurredAt: now },
         );
         if (badge) await this.programs.awardBadge(organizationId, userId, program.id, badge, now, tx);
         if (program.issues_certificate) {

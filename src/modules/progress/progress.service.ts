@@ -107,7 +107,7 @@ export class ProgressService implements LearnerState {
             tx,
             'enrollment.created',
             { user_id: userId, course_id: course.id, enrolled_at: now.toISOString() },
-            { organizationId, actorId: userId },
+            { organizationId, actorId: userId, occurredAt: now },
           );
         }
         return inserted;
@@ -146,7 +146,7 @@ export class ProgressService implements LearnerState {
               tx,
               'lesson.completed',
               { user_id: userId, course_id: course.id, lesson_id: lesson.id },
-              { organizationId, actorId: userId },
+              { organizationId, actorId: userId, occurredAt: now },
             );
           }
         }
@@ -162,7 +162,7 @@ export class ProgressService implements LearnerState {
           tx,
           'course.completed',
           { user_id: userId, course_id: course.id, completed_at: now.toISOString() },
-          { organizationId, actorId: userId },
+          { organizationId, actorId: userId, occurredAt: now },
         );
         if (course.issues_certificate) {
           await this.certificates.issue(
@@ -233,7 +233,7 @@ export class ProgressService implements LearnerState {
             passed: grade.passed,
             first_pass: grade.passed && !passedBefore,
           },
-          { organizationId, actorId: userId },
+          { organizationId, actorId: userId, occurredAt: now },
         );
       })
       .catch((err: unknown) => {
