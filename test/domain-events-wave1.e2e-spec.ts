@@ -309,9 +309,7 @@ describe('domain events published by the wave-1 areas', () => {
       expect((await s.agent.post(`${lessonPath(course, 1)}/complete`).expect(409)).body.error.code).toBe(
         'quiz_not_passed',
       );
-      expect(await published('lesson.completed', { user_id: s.user.id, lesson_id: course.lessons[1].id })).toEqual(
-        [],
-      );
+      expect(await published('lesson.completed', { user_id: s.user.id, lesson_id: course.lessons[1].id })).toEqual([]);
       expect(await published('course.completed', { user_id: s.user.id })).toEqual([]);
       await s.agent
         .post(`${lessonPath(course, 1)}/quiz/submissions`)

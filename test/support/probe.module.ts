@@ -46,10 +46,27 @@ export const probeState = {
   events: [] as DomainEvent<'course.rated'>[],
   eventFailures: 0,
   eventTries: 0,
+  /** The ledger subscriber's effects it applied (event ids), and an optional one-shot hold inside its handler. */
+  ledgerApplied: [] as string[],
+  ledgerHold: undefined as undefined | LedgerHold,
   slowStarted: undefined as undefined | (() => void),
   /** Runs of the probe schedule, in order. */
   scheduled: [] as ScheduleContext[],
 };
+
+/**
+ * Makes the next `remaining` ledger deliveries stop inside their transaction, after writing their effect: `started`
+ * is called, then the handler waits for `release`.
+ */
+export interface LedgerHold {
+  remaining: number;
+  started: () => void;
+  release: Promise<void>;
+}
+
+/** The table the ledger subscriber writes its effect to; created by the tests that need it. */
+export const PROBE_EFFECTS_DDL = `CREATE TABLE IF NOT EXISTS probe_effects (
+  event_id uuid NOT NULL, subscriber text NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())`;
 
 export function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -113,6 +130,33 @@ export class ProbeSubscriber {
   }
 }
 
+/**
+ * A second subscriber of the same event, whose effect is a row in a real table (`probe_effects`, written through
+ * the delivery's transaction): a redelivery that applied it twice would show as two rows. In databases without the
+ * table it does nothing.
+ */
+@Injectable()
+export class ProbeLedgerSubscriber {
+  @OnDomainEvent('course.rated', { id: 'probe.course_rated_ledger', maxAttempts: 3 })
+  async onRated(event: DomainEvent<'course.rated'>, ctx: DeliveryContext): Promise<void> {
+    const [{ present }] = await ctx.tx.manager.query<{ present: boolean }[]>(
+      `SELECT to_regclass('probe_effects') IS NOT NULL AS present`,
+    );
+    if (!present) return;
+    await ctx.tx.manager.query(`INSERT INTO probe_effects (event_id, subscriber) VALUES ($1, $2)`, [
+      event.id,
+      ctx.subscriber,
+    ]);
+    const hold = probeState.ledgerHold;
+    if (hold && hold.remaining > 0) {
+      hold.remaining--;
+      hold.started();
+      await hold.release;
+    }
+    probeState.ledgerApplied.push(event.id);
+  }
+}
+
 const slowGate = { current: deferred(), started: deferred() };
 export function resetSlowRoute(): { started: Promise<void>; release: () => void } {
   slowGate.current = deferred();
@@ -130,19 +174,29 @@ export class ProbeController {
     private readonly events: DomainEvents,
   ) {}
 
-  /** Publishes `course.rated` in a transaction that commits, or rolls back after publishing (`fail`). */
+  /**
+   * Publishes `course.rated` (`count` times, default once) in a transaction that commits, or rolls back after
+   * publishing (`fail`).
+   */
   @Post('publish')
   @ApiOperation({ summary: 'probe' })
-  async publish(@Body() body: { user_id: string; course_id: string; fail?: boolean }): Promise<{ id: string }> {
+  async publish(
+    @Body() body: { user_id: string; course_id: string; fail?: boolean; count?: number },
+  ): Promise<{ id: string; ids: string[] }> {
     return this.transactions.run(async (tx) => {
-      const id = await this.events.publish(
-        tx,
-        'course.rated',
-        { user_id: body.user_id, course_id: body.course_id, stars: 5 },
-        { organizationId: null, actorId: body.user_id },
-      );
+      const ids: string[] = [];
+      for (let i = 0; i < (body.count ?? 1); i++) {
+        ids.push(
+          await this.events.publish(
+            tx,
+            'course.rated',
+            { user_id: body.user_id, course_id: body.course_id, stars: 5 },
+            { organizationId: null, actorId: body.user_id },
+          ),
+        );
+      }
       if (body.fail) throw ApiError.conflict('conflict', 'Rolled back on purpose.');
-      return { id };
+      return { id: ids[0], ids };
     });
   }
 
@@ -209,6 +263,6 @@ export class PrivateProbeController {
 
 @Module({
   controllers: [ProbeController, PrivateProbeController],
-  providers: [ProbeHandlers, ProbeSubscriber, ProbeSchedule],
+  providers: [ProbeHandlers, ProbeSubscriber, ProbeSchedule, ProbeLedgerSubscriber],
 })
 export class ProbeModule {}

@@ -9,7 +9,8 @@ import { type Subscriber, EventSubscribers } from './event-subscribers';
 import { type ClaimedDelivery, type EventRow, EventsRepository } from './events.repository';
 
 const CLAIM_LIMIT = 500;
-const LEASE_MS = 60_000;
+/** How long a claimed delivery is leased to the process that claimed it (a dead process only delays it). */
+export const EVENT_LEASE_MS = 60_000;
 const POLL_MS = 1_000;
 const GROUP_CONCURRENCY = 4;
 const BACKOFF_BASE_MS = 2_000;
@@ -84,7 +85,7 @@ export class EventDispatcher implements OnApplicationBootstrap, OnApplicationShu
    */
   async runOnce(limit = CLAIM_LIMIT): Promise<number> {
     const now = this.clock.now();
-    const claimed = await this.repository.claim(now, new Date(now.getTime() + LEASE_MS), limit);
+    const claimed = await this.repository.claim(now, new Date(now.getTime() + EVENT_LEASE_MS), limit);
     if (claimed.length === 0) return 0;
     const events = new Map(
       (await this.repository.findEvents([...new Set(claimed.map((c) => c.event_id))])).map((r) => [r.id, toEvent(r)]),

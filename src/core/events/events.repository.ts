@@ -90,7 +90,8 @@ export class EventsRepository {
    * pending: the others were applied already (a redelivery) and must not be applied again.
    */
   async markDone(subscriber: string, eventIds: readonly string[], now: Date, tx: Tx): Promise<string[]> {
-    const rows = await tx.manager.query<{ event_id: string }[]>(
+    // TypeORM answers an UPDATE with [rows, affected count].
+    const [rows] = await tx.manager.query<[{ event_id: string }[], number]>(
       `UPDATE domain_event_deliveries SET status = 'done', done_at = $3, locked_until = NULL, last_error = NULL
        WHERE subscriber = $1 AND event_id = ANY($2::uuid[]) AND status = 'pending'
        RETURNING event_id`,
@@ -137,15 +138,15 @@ export class EventsRepository {
 
   /** Deletes events (with their deliveries) older than the cutoff whose deliveries are all finished. */
   async prune(before: Date, limit: number): Promise<number> {
-    const rows = await this.dataSource.query<{ id: string }[]>(
+    // TypeORM answers a DELETE with [rows, affected count].
+    const [, count] = await this.dataSource.query<[unknown[], number]>(
       `DELETE FROM domain_events WHERE id IN (
          SELECT e.id FROM domain_events e
          WHERE e.occurred_at < $1
            AND NOT EXISTS (SELECT 1 FROM domain_event_deliveries d WHERE d.event_id = e.id AND d.status = 'pending')
-         LIMIT $2)
-       RETURNING id`,
+         LIMIT $2)`,
       [before, limit],
     );
-    return rows.length;
+    return count;
   }
 }
