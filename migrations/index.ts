@@ -11,6 +11,7 @@ import { ExternalAuth1763741600000 } from './1763741600000-ExternalAuth';
 import { Foundation1763740800000 } from './1763740800000-Foundation';
 import { Identity1763740900000 } from './1763740900000-Identity';
 import { LearningCore1763741300000 } from './1763741300000-LearningCore';
+import { PersonalDataErasure1763741900000 } from './1763741900000-PersonalDataErasure';
 import { SearchVectors1763741700000 } from './1763741700000-SearchVectors';
 import { Tenancy1763741000000 } from './1763741000000-Tenancy';
 
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   ExternalAuth1763741600000,
   SearchVectors1763741700000,
   Architecture1763741800000,
+  PersonalDataErasure1763741900000,
 ];

@@ -7,4 +7,7 @@ export const PERSONAL_DATA_EXEMPTIONS: Readonly<Record<string, string>> = {
     'Holds only ids (pseudonyms), enums and numbers by catalog rule, and is pruned 30 days after delivery.',
   domain_event_deliveries: 'Delivery bookkeeping per event and subscriber; no person columns beyond the event id.',
   jobs: 'Outbox bookkeeping; payloads with personal content are sealed and erased when the job completes.',
+  institutes:
+    "`contact_email` is an institution's contact address, entered by organization admins: not a person's account, " +
+    'and no user id leads to it.',
 };

@@ -115,4 +115,4 @@ export async function collectRows(source: AsyncIterable<ExportedRow> | Promise<E
 
 /** Columns that make a table hold personal data (the registry test looks for them in every table). */
 export const PERSONAL_COLUMN =
-  /(^|_)(user_id|email)$|^(actor_id|author_id|holder_name|created_by|requested_by|graded_by|impersonator_id|invited_by|reviewed_by|muted_by)$/;
+  /(^|_)(user_id|email)$|^(actor_id|author_id|holder_name|created_by|requested_by|graded_by|impersonator_id|invited_by|accepted_by|reviewed_by|muted_by)$/;

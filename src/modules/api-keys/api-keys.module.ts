@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { UsersModule } from '@/modules/users/users.module';
 import { ApiKeysController } from './api-keys.controller';
+import { ApiKeysPersonalData } from './api-keys.personal-data';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeysService } from './api-keys.service';
 import { PersonalTokenStrategy } from './personal-token.strategy';
@@ -8,7 +9,7 @@ import { PersonalTokenStrategy } from './personal-token.strategy';
 @Module({
   imports: [UsersModule],
   controllers: [ApiKeysController],
-  providers: [ApiKeysRepository, ApiKeysService, PersonalTokenStrategy],
+  providers: [ApiKeysRepository, ApiKeysService, PersonalTokenStrategy, ApiKeysPersonalData],
   exports: [ApiKeysService],
 })
 export class ApiKeysModule {}

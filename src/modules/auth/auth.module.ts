@@ -2,6 +2,12 @@ import { Module } from '@nestjs/common';
 import { UsersModule } from '@/modules/users/users.module';
 import { AccountSecurityController } from './account-security.controller';
 import { AdminImpersonationController } from './admin-impersonation.controller';
+import {
+  ChallengesPersonalData,
+  EmailCodesPersonalData,
+  RecoveryCodesPersonalData,
+  SessionsPersonalData,
+} from './auth.personal-data';
 import { AuthController } from './auth.controller';
 import { CookieSessionStrategy } from './cookie-session.strategy';
 import { CredentialView } from './credential-view';
@@ -30,6 +36,10 @@ import { TwoFactorService } from './two-factor.service';
     SignInService,
     StepUpService,
     TwoFactorService,
+    EmailCodesPersonalData,
+    ChallengesPersonalData,
+    SessionsPersonalData,
+    RecoveryCodesPersonalData,
   ],
   exports: [EmailCodeService, SessionService, SignInService, TwoFactorService, CredentialView, SignInMethods],
 })

@@ -82,6 +82,15 @@ export class EmailCodeService {
     return used[0]?.metadata ?? null;
   }
 
+  /** Deletes the codes of these subjects (an erasure: the invitations of an erased address, for one). */
+  async discard(purpose: CodePurpose, subjects: readonly string[], tx: Tx): Promise<void> {
+    if (subjects.length === 0) return;
+    await tx.manager.query(`DELETE FROM email_codes WHERE purpose = $1 AND subject = ANY($2::text[])`, [
+      purpose,
+      subjects,
+    ]);
+  }
+
   private hash(purpose: CodePurpose, subject: string, code: string): string {
     return this.crypto.keyedHash('email-code', `${purpose}:${subject}:${code}`);
   }

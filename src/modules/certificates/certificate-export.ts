@@ -15,7 +15,8 @@ export interface ExportRow {
   code: string;
   status: CertificateStatus;
   type: CertificateType;
-  holder_name: string;
+  /** Null once the holder's account was erased without keeping names (an empty cell). */
+  holder_name: string | null;
   user_id: string;
   title: string;
   course_id: string | null;

@@ -8,7 +8,8 @@ import type { LogoImage } from './logo-fetcher';
 export interface CertificatePdfInput {
   lang: Locale;
   template: CertificateTemplate & { issuer_name: string };
-  holderName: string;
+  /** Null once the holder's account was erased without keeping names on certificates (extensions-v2 17.4). */
+  holderName: string | null;
   title: string;
   type: CertificateType;
   status: CertificateStatus;
@@ -31,6 +32,7 @@ const TEXT: Record<
     issuedBy: (issuer: string, date: string) => string;
     code: string;
     verifyAt: string;
+    nameRemoved: string;
     mark: Record<Exclude<CertificateStatus, 'active'>, string>;
     notice: (status: Exclude<CertificateStatus, 'active'>, date: string, replacedBy: string | null) => string;
   }
@@ -42,6 +44,7 @@ const TEXT: Record<
     issuedBy: (issuer, date) => `Issued by ${issuer} on ${date}`,
     code: 'Verification code',
     verifyAt: 'Verify at',
+    nameRemoved: '(name removed at the holder’s request)',
     mark: { revoked: 'REVOKED', replaced: 'REPLACED' },
     notice: (status, date, replacedBy) =>
       status === 'revoked'
@@ -55,6 +58,7 @@ const TEXT: Record<
     issuedBy: (issuer, date) => `Emitido por ${issuer} el ${date}`,
     code: 'Código de verificación',
     verifyAt: 'Verifícalo en',
+    nameRemoved: '(nombre retirado a petición de su titular)',
     mark: { revoked: 'REVOCADO', replaced: 'REEMPLAZADO' },
     notice: (status, date, replacedBy) =>
       status === 'revoked'
@@ -193,7 +197,9 @@ export function renderCertificatePdf(input: CertificatePdfInput): Promise<Buffer
   y = 130;
   centered(t.heading[input.type], y, 26, 'Helvetica-Bold', accent);
   centered(t.certifies, y + 50, 14, 'Helvetica', '#555555');
-  centered(input.holderName, y + 75, fitted(input.holderName, 'Helvetica-Bold', 30, 1), 'Helvetica-Bold', '#111111');
+  if (input.holderName === null) centered(t.nameRemoved, y + 80, 16, 'Helvetica-Oblique', '#555555');
+  else
+    centered(input.holderName, y + 75, fitted(input.holderName, 'Helvetica-Bold', 30, 1), 'Helvetica-Bold', '#111111');
   centered(t.completed[input.type], y + 125, 14, 'Helvetica', '#555555');
   centered(input.title, y + 148, fitted(input.title, 'Helvetica-Bold', 20, 2), 'Helvetica-Bold', accent);
   centered(

@@ -5,6 +5,7 @@ import { UsersModule } from '@/modules/users/users.module';
 import { CertificateExportService } from './certificate-export.service';
 import { CertificatePdfService } from './certificate-pdf.service';
 import { CertificatesRepository } from './certificates.repository';
+import { IssuedCertificatesPersonalData } from './certificates.personal-data';
 import { CertificatesService } from './certificates.service';
 import { IssuedCertificatesController } from './issued-certificates.controller';
 import { LogoFetcher } from './logo-fetcher';
@@ -26,6 +27,7 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
     CertificateExportService,
     CertificatePdfService,
     LogoFetcher,
+    IssuedCertificatesPersonalData,
   ],
   exports: [CertificatesService],
 })

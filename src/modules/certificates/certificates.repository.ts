@@ -14,7 +14,8 @@ export interface IssuedCertificateRow {
   status: CertificateStatus;
   organization_id: string;
   user_id: string;
-  holder_name: string;
+  /** Null once the holder's account was erased without keeping names (extensions-v2 17.4). */
+  holder_name: string | null;
   course_id: string | null;
   path_id: string | null;
   cohort_id: string | null;

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CoursesModule } from '@/modules/courses/courses.module';
 import { ProgressModule } from '@/modules/progress/progress.module';
 import { EditorController } from './editor.controller';
+import { AuthoredCoursesPersonalData } from './editor.personal-data';
 import { EditorRepository } from './editor.repository';
 import { EditorService } from './editor.service';
 import { SeoController } from './seo/seo.controller';
@@ -10,7 +11,7 @@ import { SeoService } from './seo/seo.service';
 @Module({
   imports: [CoursesModule, ProgressModule],
   controllers: [EditorController, SeoController],
-  providers: [EditorRepository, EditorService, SeoService],
+  providers: [EditorRepository, EditorService, SeoService, AuthoredCoursesPersonalData],
   exports: [EditorService],
 })
 export class EditorModule {}

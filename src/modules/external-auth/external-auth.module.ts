@@ -5,6 +5,7 @@ import { UsersModule } from '@/modules/users/users.module';
 import { AccountLinker } from './account-linker';
 import { BrowserSignIn } from './browser-sign-in';
 import { ExternalAuthController } from './external-auth.controller';
+import { LinkedIdentitiesPersonalData, SignInStartsPersonalData } from './external-auth.personal-data';
 import { ExternalIdentitiesRepository } from './external-identities.repository';
 import { OidcClients } from './oidc-clients';
 import { ProviderSignInService } from './provider-sign-in.service';
@@ -24,6 +25,8 @@ import { SignInStates } from './sign-in-states';
     OidcClients,
     ProviderSignInService,
     SignInStates,
+    LinkedIdentitiesPersonalData,
+    SignInStartsPersonalData,
   ],
   exports: [AccountLinker, BrowserSignIn, OidcClients, SignInStates],
 })

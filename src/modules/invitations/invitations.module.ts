@@ -3,6 +3,7 @@ import { AuthModule } from '@/modules/auth/auth.module';
 import { CohortsModule } from '@/modules/cohorts/cohorts.module';
 import { UsersModule } from '@/modules/users/users.module';
 import { InvitationsController } from './invitations.controller';
+import { InvitationsPersonalData } from './invitations.personal-data';
 import { InvitationsRepository } from './invitations.repository';
 import { InvitationsService } from './invitations.service';
 import { OrgInvitationsController } from './org-invitations.controller';
@@ -11,7 +12,7 @@ import { OrgInvitationsController } from './org-invitations.controller';
 @Module({
   imports: [UsersModule, AuthModule, CohortsModule],
   controllers: [InvitationsController, OrgInvitationsController],
-  providers: [InvitationsRepository, InvitationsService],
+  providers: [InvitationsRepository, InvitationsService, InvitationsPersonalData],
   exports: [InvitationsService],
 })
 export class InvitationsModule {}

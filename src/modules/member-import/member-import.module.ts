@@ -3,6 +3,7 @@ import { CohortsModule } from '@/modules/cohorts/cohorts.module';
 import { InvitationsModule } from '@/modules/invitations/invitations.module';
 import { UsersModule } from '@/modules/users/users.module';
 import { MemberImportController } from './member-import.controller';
+import { ImportedRowsPersonalData, MemberImportsPersonalData } from './member-import.personal-data';
 import { MemberImportProcessor } from './member-import.processor';
 import { MemberImportRepository } from './member-import.repository';
 import { MemberImportService } from './member-import.service';
@@ -10,6 +11,12 @@ import { MemberImportService } from './member-import.service';
 @Module({
   imports: [UsersModule, CohortsModule, InvitationsModule],
   controllers: [MemberImportController],
-  providers: [MemberImportRepository, MemberImportService, MemberImportProcessor],
+  providers: [
+    MemberImportRepository,
+    MemberImportService,
+    MemberImportProcessor,
+    MemberImportsPersonalData,
+    ImportedRowsPersonalData,
+  ],
 })
 export class MemberImportModule {}

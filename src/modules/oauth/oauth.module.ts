@@ -4,6 +4,7 @@ import { IntegrationsRegistry } from '@/modules/users/integrations.registry';
 import { AuthorizationService } from './authorization.service';
 import { IntegrationsController } from './integrations.controller';
 import { OAuthController } from './oauth.controller';
+import { OAuthPersonalData } from './oauth.personal-data';
 import { OAuthRepository } from './oauth.repository';
 import { OAuthServer } from './oauth-server';
 import { OAuthTokenStrategy } from './oauth-token.strategy';
@@ -17,7 +18,7 @@ import { WellKnownController } from './well-known.controller';
 @Module({
   imports: [UsersModule],
   controllers: [OAuthController, WellKnownController, IntegrationsController],
-  providers: [AuthorizationService, OAuthRepository, OAuthServer, OAuthTokenStrategy, TokenService],
+  providers: [AuthorizationService, OAuthRepository, OAuthServer, OAuthTokenStrategy, TokenService, OAuthPersonalData],
   exports: [TokenService],
 })
 export class OAuthModule implements OnModuleInit {

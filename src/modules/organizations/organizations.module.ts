@@ -6,6 +6,7 @@ import { CredentialView } from '@/modules/auth/credential-view';
 import { UsersModule } from '@/modules/users/users.module';
 import { OrganizationEntity } from './entities/organization.entity';
 import { OrganizationsController } from './organizations.controller';
+import { CreatedOrganizationsPersonalData, MembershipsPersonalData } from './organizations.personal-data';
 import { OrganizationsRepository } from './organizations.repository';
 import { OrganizationsService } from './organizations.service';
 
@@ -18,6 +19,8 @@ import { OrganizationsService } from './organizations.service';
     OrganizationsRepository,
     OrganizationsService,
     { provide: TenancyResolver, useExisting: OrganizationsService },
+    MembershipsPersonalData,
+    CreatedOrganizationsPersonalData,
   ],
   exports: [OrganizationsService, TenancyResolver],
 })

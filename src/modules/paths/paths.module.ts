@@ -6,6 +6,12 @@ import { ProgressModule } from '@/modules/progress/progress.module';
 import { UsersModule } from '@/modules/users/users.module';
 import { EditorPathsController } from './editor-paths.controller';
 import { PathsController } from './paths.controller';
+import {
+  AuthoredPathsPersonalData,
+  BadgeAwardsPersonalData,
+  CapstoneSubmissionsPersonalData,
+  ProgramCompletionsPersonalData,
+} from './paths.personal-data';
 import { PathsRepository } from './paths.repository';
 import { PathsService } from './paths.service';
 import { ProgramsRepository } from './programs.repository';
@@ -14,7 +20,16 @@ import { ProgramsService } from './programs.service';
 @Module({
   imports: [CertificatesModule, CohortsModule, CoursesModule, ProgressModule, UsersModule],
   controllers: [EditorPathsController, PathsController],
-  providers: [PathsRepository, PathsService, ProgramsRepository, ProgramsService],
+  providers: [
+    PathsRepository,
+    PathsService,
+    ProgramsRepository,
+    ProgramsService,
+    CapstoneSubmissionsPersonalData,
+    ProgramCompletionsPersonalData,
+    BadgeAwardsPersonalData,
+    AuthoredPathsPersonalData,
+  ],
   exports: [PathsService],
 })
 export class PathsModule {}

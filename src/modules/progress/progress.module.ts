@@ -4,13 +4,24 @@ import { CatalogService } from '@/modules/courses/catalog.service';
 import { CoursesModule } from '@/modules/courses/courses.module';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
 import { ProgressController } from './progress.controller';
+import {
+  EnrollmentsPersonalData,
+  LessonCompletionsPersonalData,
+  QuizSubmissionsPersonalData,
+} from './progress.personal-data';
 import { ProgressRepository } from './progress.repository';
 import { ProgressService } from './progress.service';
 
 @Module({
   imports: [CoursesModule, CertificatesModule],
   controllers: [ProgressController],
-  providers: [ProgressRepository, ProgressService],
+  providers: [
+    ProgressRepository,
+    ProgressService,
+    EnrollmentsPersonalData,
+    LessonCompletionsPersonalData,
+    QuizSubmissionsPersonalData,
+  ],
   exports: [ProgressService],
 })
 export class ProgressModule implements OnModuleInit {

@@ -9,11 +9,12 @@ import { SsoAuthController } from './sso-auth.controller';
 import { SsoConnectionsRepository } from './sso-connections.repository';
 import { SsoPolicyModule } from './sso-policy.module';
 import { SsoSignInService } from './sso-sign-in.service';
+import { SsoConnectionsPersonalData } from './sso.personal-data';
 
 /** Institutional single sign-on: administration of connections and domains, discovery, start and callback. */
 @Module({
   imports: [AuthModule, UsersModule, ExternalAuthModule, SsoPolicyModule],
   controllers: [SsoAuthController, SsoAdminController],
-  providers: [DomainVerifier, SsoAdminService, SsoConnectionsRepository, SsoSignInService],
+  providers: [DomainVerifier, SsoAdminService, SsoConnectionsRepository, SsoSignInService, SsoConnectionsPersonalData],
 })
 export class SsoModule {}

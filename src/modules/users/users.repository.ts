@@ -27,7 +27,7 @@ export class UsersRepository {
     return manager.getRepository(UserEntity);
   }
 
-  findById(id: string, tx?: Tx): Promise<UserEntity | null> {
+  findById(id: string, tx?: Tx | EntityManager): Promise<UserEntity | null> {
     if (tx) return this.repo(tx).findOneBy({ id });
     return this.cache.getOrLoad(id, () => this.users.findOneBy({ id }));
   }
@@ -76,6 +76,29 @@ export class UsersRepository {
     );
     await this.cache.invalidate(id, tx);
     return rows[0].token_version;
+  }
+
+  /**
+   * Turns the account into the tombstone of an erasure (extensions-v2 17.3 step 4): certificates and audit entries
+   * keep referring to the row, but nothing in it says who the person was. Idempotent: `erased_at` and the raised
+   * `token_version` are set once.
+   */
+  async tombstone(id: string, now: Date, tx: Tx): Promise<void> {
+    await tx.manager.query(
+      `UPDATE users SET
+         email = 'erased+' || id::text || '@erased.invalid',
+         username = 'erased-' || left(replace(id::text, '-', ''), 12),
+         name = NULL, headline = NULL, bio = NULL, location = NULL, avatar_url = NULL, avatar = NULL,
+         two_factor_secret = NULL, two_factor_enabled_at = NULL, two_factor_last_step = NULL,
+         age_bracket = NULL, platform_roles = '{}', time_zone = 'UTC', public_profile = false,
+         last_organization_id = NULL,
+         token_version = token_version + CASE WHEN erased_at IS NULL THEN 1 ELSE 0 END,
+         updated_at = CASE WHEN erased_at IS NULL THEN $2 ELSE updated_at END,
+         erased_at = COALESCE(erased_at, $2)
+       WHERE id = $1`,
+      [id, now],
+    );
+    await this.cache.invalidate(id, tx);
   }
 
   /** Records the TOTP time step just accepted, only if it is newer than the last one (a code works once). */

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
@@ -34,7 +35,8 @@ export class UsersService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  findById(id: string, tx?: Tx): Promise<UserEntity | null> {
+  /** By id, in the caller's transaction (or export snapshot, an EntityManager) when given, else from the cache. */
+  findById(id: string, tx?: Tx | EntityManager): Promise<UserEntity | null> {
     return this.users.findById(id, tx);
   }
 

@@ -52,7 +52,12 @@ export class VerificationIssuerDto {
 export class VerificationDto {
   @ApiProperty({ example: 'CRS-7K2M-Q9XH' }) code!: string;
   @ApiProperty({ enum: VERIFICATION_STATUSES }) status!: 'valid' | 'revoked' | 'replaced';
-  @ApiProperty({ nullable: true, type: String, description: 'null when revoked' }) holder_name!: string | null;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "null when revoked, or when the holder's account was erased without keeping the name",
+  })
+  holder_name!: string | null;
   @ApiProperty({ type: VerificationCredentialDto }) credential!: VerificationCredentialDto;
   @ApiProperty({ type: VerificationIssuerDto }) issuer!: VerificationIssuerDto;
   @ApiProperty({ format: 'date-time' }) issued_at!: string;
@@ -69,7 +74,12 @@ export class VerificationDto {
 
 export class CertificateHolderDto {
   @ApiProperty({ format: 'uuid' }) user_id!: string;
-  @ApiProperty({ description: 'The name printed on the certificate' }) name!: string;
+  @ApiProperty({
+    nullable: true,
+    type: String,
+    description: "The name printed on the certificate; null once the holder's account was erased without keeping it",
+  })
+  name!: string | null;
 }
 
 export class IssuedCertificateDto {

@@ -47,6 +47,8 @@ export class UserEntity {
   @Column('timestamptz', { name: 'onboarding_completed_at', nullable: true }) onboardingCompletedAt!: Date | null;
   @Column('jsonb', { name: 'first_steps' }) firstSteps!: Record<string, 'done' | 'pending'>;
   @Column('boolean', { name: 'first_steps_hidden' }) firstStepsHidden!: boolean;
+  /** Set when the account was erased (the row is a tombstone, extensions-v2 17.3). */
+  @Column('timestamptz', { name: 'erased_at', nullable: true }) erasedAt!: Date | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
   @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;
 }
