@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import passport from 'passport';
+import { COOKIE, cookieOf } from '@/core/http/cookies';
 import type { Credential } from './credential';
 
 /** Passport strategy names; each credential kind is one strategy registered by the module that owns it. */
@@ -32,4 +33,18 @@ export function authenticateWith(name: StrategyName, req: Request, res: Response
       err ? reject(err instanceof Error ? err : new Error('Credential strategy failed')) : resolve(null),
     );
   });
+}
+
+/**
+ * The browser session of a request on a public operation (the OAuth authorization page, which must know whether
+ * someone is signed in without requiring it), or null: no cookie, or one that does not authenticate.
+ */
+export async function optionalCookieSession(req: Request, res: Response): Promise<Credential | null> {
+  if (!cookieOf(req, COOKIE.access) || !strategyRegistered(STRATEGY.cookieSession)) return null;
+  try {
+    const credential = await authenticateWith(STRATEGY.cookieSession, req, res);
+    return credential?.kind === 'session' ? credential : null;
+  } catch {
+    return null;
+  }
 }

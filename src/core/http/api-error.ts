@@ -1,3 +1,4 @@
+import type { CookieChange } from './cookies';
 import { type CodeWithStatus, ERROR_CODES, type ErrorCode } from './error-codes';
 
 /** One entry of `error.details` on a 422. */
@@ -8,11 +9,13 @@ export interface ErrorDetail {
 
 /**
  * The one error type of the service. Thrown from anywhere; the exception filter turns it into the envelope
- * `{error: {code, message, request_id, details?}}` with `status`, plus any `headers`. The code must be one of
- * the catalog (`error-codes.ts`), which also fixes its status.
+ * `{error: {code, message, request_id, details?}}` with `status`, plus any `headers` and `cookies`. The code must
+ * be one of the catalog (`error-codes.ts`), which also fixes its status.
  */
 export class ApiError extends Error {
   readonly status: number;
+  /** Cookies the answer sets or clears even though the request failed (a session that ended, a 2FA challenge). */
+  cookies: readonly CookieChange[] = [];
 
   constructor(
     readonly code: ErrorCode,
@@ -23,6 +26,11 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
     this.status = ERROR_CODES[code].status;
+  }
+
+  withCookies(cookies: readonly CookieChange[]): this {
+    this.cookies = cookies;
+    return this;
   }
 
   static badRequest(code: CodeWithStatus<400>, message: string): ApiError {

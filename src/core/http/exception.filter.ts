@@ -10,6 +10,7 @@ import {
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { ApiError, type ErrorDetail, STATUS_DEFAULTS } from './api-error';
+import { type CookieChange, writeCookies } from './cookies';
 import type { ErrorCode } from './error-codes';
 import { sendErrorEnvelope } from './error-envelope';
 import { requestIdOf } from './request-id';
@@ -20,6 +21,7 @@ interface Resolved {
   message: string;
   details?: ErrorDetail[];
   headers?: Record<string, string>;
+  cookies?: readonly CookieChange[];
 }
 
 /** PostgreSQL errors a bad request can still cause after validation (races, out-of-range values). */
@@ -96,6 +98,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const req = ctx.getRequest<Request>();
     const res = ctx.getResponse<Response>();
     const resolved = resolveError(exception);
+    if (resolved.cookies?.length) writeCookies(res, resolved.cookies, this.config?.cookieSecure ?? true);
     if (resolved.unexpected) {
       this.logger.error(
         { err: exception, request_id: req.id, method: req.method, path: req.path },

@@ -1,9 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { CurrentCredential, MinorAccess, NotWhileImpersonating, StepUp } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
+import { Client, type ClientInfo } from '@/core/http/client-info';
+import { CookieService } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { UserDto } from '@/modules/users/dto/user.dto';
@@ -33,6 +35,7 @@ export class AccountSecurityController {
     private readonly twoFactor: TwoFactorService,
     private readonly emailChange: EmailChangeService,
     private readonly users: UsersService,
+    private readonly cookies: CookieService,
   ) {}
 
   @Get('sessions')
@@ -66,8 +69,12 @@ export class AccountSecurityController {
   ): Promise<RevokedCountDto> {
     const revoked = await this.sessions.revokeOthers(credential.userId, credential.sessionId, 'revoked_by_user');
     await this.users.raiseTokenVersion(credential.userId);
-    if (credential.sessionId)
-      await this.sessions.renew(await this.users.getById(credential.userId), credential.sessionId, res);
+    if (credential.sessionId) {
+      this.cookies.apply(
+        res,
+        await this.sessions.renew(await this.users.getById(credential.userId), credential.sessionId),
+      );
+    }
     return { revoked };
   }
 
@@ -88,7 +95,7 @@ export class AccountSecurityController {
     if (!UUID.test(sessionId) || !(await this.sessions.revoke(sessionId, credential.userId, 'revoked_by_user'))) {
       throw ApiError.notFound('No such session.');
     }
-    if (sessionId === credential.sessionId) this.sessions.clearCookies(res);
+    if (sessionId === credential.sessionId) this.cookies.apply(res, this.sessions.endedCookies());
   }
 
   @Get('two-factor')
@@ -127,9 +134,9 @@ export class AccountSecurityController {
   enableTwoFactor(
     @CurrentCredential() credential: Credential,
     @Body() dto: CodeDto,
-    @Req() req: Request,
+    @Client() client: ClientInfo,
   ): Promise<RecoveryCodesDto> {
-    return this.twoFactor.enable(credential, dto.code, req);
+    return this.twoFactor.enable(credential, dto.code, client.ip);
   }
 
   @Post('two-factor/disable')
@@ -139,8 +146,8 @@ export class AccountSecurityController {
   @ApiOperation({ summary: 'Disable two-factor', description: 'Needs a recent step-up; emails a notice.' })
   @ApiNoContentResponse()
   @ApiErrors([409, 'two_factor_not_enabled'], [403, 'impersonation_restricted'])
-  async disableTwoFactor(@CurrentCredential() credential: Credential, @Req() req: Request): Promise<void> {
-    await this.twoFactor.disable(credential, req);
+  async disableTwoFactor(@CurrentCredential() credential: Credential, @Client() client: ClientInfo): Promise<void> {
+    await this.twoFactor.disable(credential, client.ip);
   }
 
   @Post('two-factor/recovery-codes')
@@ -193,9 +200,11 @@ export class AccountSecurityController {
   async verifyEmailChange(
     @CurrentCredential() credential: Credential,
     @Body() dto: CodeDto,
-    @Req() req: Request,
+    @Client() client: ClientInfo,
     @Res({ passthrough: true }) res: Response,
   ): Promise<UserDto> {
-    return this.users.toDto(await this.emailChange.verify(credential, dto.code, req, res));
+    const { user, cookies } = await this.emailChange.verify(credential, dto.code, client.ip);
+    this.cookies.apply(res, cookies);
+    return this.users.toDto(user);
   }
 }

@@ -1,9 +1,11 @@
-import { Controller, HttpCode, Param, ParseUUIDPipe, Post, Req, Res } from '@nestjs/common';
+import { Controller, HttpCode, Param, ParseUUIDPipe, Post, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { CurrentCredential, NotWhileImpersonating, PlatformRoles, StepUp } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
+import { Client, type ClientInfo } from '@/core/http/client-info';
+import { CookieService } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { IMPERSONATE_ACCOUNT } from './auth.rate-limits';
@@ -13,7 +15,10 @@ import { ImpersonationService, IMPERSONATION_TTL_SECONDS } from './impersonation
 @ApiTags('auth')
 @Controller('admin/users')
 export class AdminImpersonationController {
-  constructor(private readonly impersonation: ImpersonationService) {}
+  constructor(
+    private readonly impersonation: ImpersonationService,
+    private readonly cookies: CookieService,
+  ) {}
 
   @Post(':user_id/impersonate')
   @HttpCode(200)
@@ -30,12 +35,14 @@ export class AdminImpersonationController {
   })
   @ApiOkResponse({ type: ImpersonationStatusDto })
   @ApiErrors(404)
-  start(
+  async start(
     @CurrentCredential() credential: Credential,
     @Param('user_id', new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() })) userId: string,
-    @Req() req: Request,
+    @Client() client: ClientInfo,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ImpersonationStatusDto> {
-    return this.impersonation.start(credential, userId, req, res);
+    const { status, cookies } = await this.impersonation.start(credential, userId, client);
+    this.cookies.apply(res, cookies);
+    return status;
   }
 }

@@ -1,6 +1,6 @@
-import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import {
   BrowserSessionOnly,
   CookieSessionOnly,
@@ -9,6 +9,8 @@ import {
   ReadOperation,
 } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
+import { Client, type ClientInfo } from '@/core/http/client-info';
+import { COOKIE, CookieService, CookieValue } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { UserDto } from '@/modules/users/dto/user.dto';
@@ -51,6 +53,7 @@ export class AuthController {
     private readonly users: UsersService,
     private readonly credentials: CredentialView,
     private readonly methods: SignInMethods,
+    private readonly cookies: CookieService,
   ) {}
 
   @Public()
@@ -94,10 +97,12 @@ export class AuthController {
   @ApiErrors([400, 'invalid_otp'], [401, 'two_factor_required'])
   async verifyCode(
     @Body() dto: OtpVerifyDto,
-    @Req() req: Request,
+    @Client() client: ClientInfo,
     @Res({ passthrough: true }) res: Response,
   ): Promise<UserDto> {
-    return this.users.toDto(await this.signIn.verifyCode(dto.email, dto.code, req, res));
+    const { user, cookies } = await this.signIn.verifyCode(dto.email, dto.code, client);
+    this.cookies.apply(res, cookies);
+    return this.users.toDto(user);
   }
 
   @Public()
@@ -113,10 +118,12 @@ export class AuthController {
   @ApiErrors([400, 'invalid_totp'], [401, 'unauthorized'])
   async verifyTwoFactor(
     @Body() dto: SecondFactorDto,
-    @Req() req: Request,
+    @CookieValue(COOKIE.twoFactor) challenge: string | undefined,
+    @Client() client: ClientInfo,
     @Res({ passthrough: true }) res: Response,
   ): Promise<UserDto> {
-    const { user } = await this.signIn.completeTwoFactor(dto.code, req, res);
+    const { user, cookies } = await this.signIn.completeTwoFactor(challenge, dto.code, client);
+    this.cookies.apply(res, cookies);
     return this.users.toDto(user);
   }
 
@@ -133,8 +140,14 @@ export class AuthController {
   })
   @ApiOkResponse({ type: UserDto })
   @ApiErrors(401)
-  async refresh(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<UserDto> {
-    return this.users.toDto(await this.sessions.refresh(req, res));
+  async refresh(
+    @CookieValue(COOKIE.refresh) refreshToken: string | undefined,
+    @Client() client: ClientInfo,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<UserDto> {
+    const { value: user, cookies } = await this.sessions.refresh(refreshToken, client);
+    this.cookies.apply(res, cookies);
+    return this.users.toDto(user);
   }
 
   @Public()
@@ -145,8 +158,11 @@ export class AuthController {
     description: 'Revokes the session of the refresh token and clears the cookies. Idempotent.',
   })
   @ApiNoContentResponse()
-  async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<void> {
-    await this.sessions.logout(req, res);
+  async logout(
+    @CookieValue(COOKIE.refresh) refreshToken: string | undefined,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<void> {
+    this.cookies.apply(res, await this.sessions.logout(refreshToken));
   }
 
   @Get('me')
@@ -202,7 +218,7 @@ export class AuthController {
     @Body() dto: SecondFactorDto,
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    await this.stepUp.verify(credential, dto.code, res);
+    this.cookies.apply(res, await this.stepUp.verify(credential, dto.code));
   }
 
   @Get('impersonation')
@@ -222,9 +238,9 @@ export class AuthController {
   @ApiNoContentResponse()
   async endImpersonation(
     @CurrentCredential() credential: Credential,
-    @Req() req: Request,
+    @Client() client: ClientInfo,
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    await this.impersonation.end(credential, req, res);
+    this.cookies.apply(res, await this.impersonation.end(credential, client.ip));
   }
 }

@@ -13,12 +13,14 @@ import { CookieSessionStrategy } from './cookie-session.strategy';
 import { CredentialView } from './credential-view';
 import { EmailChangeService } from './email-change.service';
 import { EmailCodeService } from './email-code.service';
+import { EmailCodesRepository } from './email-codes.repository';
 import { ImpersonationService } from './impersonation.service';
 import { SessionService } from './session.service';
 import { SessionsRepository } from './sessions.repository';
 import { SignInMethods } from './sign-in-methods';
 import { SignInService } from './sign-in.service';
 import { StepUpService } from './step-up.service';
+import { TwoFactorRepository } from './two-factor.repository';
 import { TwoFactorService } from './two-factor.service';
 
 @Module({
@@ -29,12 +31,14 @@ import { TwoFactorService } from './two-factor.service';
     CredentialView,
     EmailChangeService,
     EmailCodeService,
+    EmailCodesRepository,
     ImpersonationService,
     SessionService,
     SessionsRepository,
     SignInMethods,
     SignInService,
     StepUpService,
+    TwoFactorRepository,
     TwoFactorService,
     EmailCodesPersonalData,
     ChallengesPersonalData,

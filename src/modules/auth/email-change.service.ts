@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { AuditService } from '@/core/audit/audit.service';
 import type { Credential } from '@/core/auth/credential';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
+import type { CookieChange } from '@/core/http/cookies';
 import { MailService } from '@/core/mail/mail.service';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import type { UserEntity } from '@/modules/users/entities/user.entity';
@@ -43,7 +43,11 @@ export class EmailChangeService {
     );
   }
 
-  async verify(credential: Credential, code: string, req: Request, res: Response): Promise<UserEntity> {
+  async verify(
+    credential: Credential,
+    code: string,
+    ip: string | undefined,
+  ): Promise<{ user: UserEntity; cookies: readonly CookieChange[] }> {
     const before = await this.users.getById(credential.userId);
     const metadata = await this.codes.consume('email_change', before.id, code);
     if (!metadata?.email) {
@@ -65,7 +69,7 @@ export class EmailChangeService {
           organizationId: null,
           targetType: 'user',
           targetId: before.id,
-          ip: req.ip,
+          ip,
         },
         tx,
       );
@@ -76,7 +80,6 @@ export class EmailChangeService {
       );
     });
     const after = await this.users.getById(before.id);
-    await this.sessions.renew(after, credential.sessionId!, res);
-    return after;
+    return { user: after, cookies: await this.sessions.renew(after, credential.sessionId!) };
   }
 }

@@ -1,21 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import type { Tx } from '@/core/database/transaction';
+import { EmailCodesRepository } from './email-codes.repository';
 
 export type CodePurpose = 'sign_in' | 'step_up' | 'email_change' | 'invitation';
 
 export const CODE_TTL_MS = 10 * 60 * 1000;
 export const CODE_MAX_ATTEMPTS = 5;
-
-interface CodeRow {
-  id: string;
-  code_hash: string;
-  attempts: number;
-  expires_at: Date;
-  used_at: Date | null;
-}
 
 /**
  * Six-digit email codes for sign-in, step-up, email change and invitations: 10 minutes, 5 attempts, a new code
@@ -25,7 +17,7 @@ interface CodeRow {
 @Injectable()
 export class EmailCodeService {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly codes: EmailCodesRepository,
     private readonly crypto: CryptoService,
     private readonly clock: Clock,
   ) {}
@@ -39,12 +31,9 @@ export class EmailCodeService {
     const code = this.crypto.randomDigits(6);
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + CODE_TTL_MS);
-    await (tx?.manager ?? this.dataSource.manager).query(
-      `INSERT INTO email_codes (purpose, subject, code_hash, attempts, expires_at, used_at, metadata, created_at)
-       VALUES ($1, $2, $3, 0, $4, NULL, $5, $6)
-       ON CONFLICT (purpose, subject) DO UPDATE SET code_hash = EXCLUDED.code_hash, attempts = 0,
-         expires_at = EXCLUDED.expires_at, used_at = NULL, metadata = EXCLUDED.metadata, created_at = EXCLUDED.created_at`,
-      [purpose, subject, this.hash(purpose, subject, code), expiresAt, JSON.stringify(metadata), now],
+    await this.codes.upsert(
+      { purpose, subject, codeHash: this.hash(purpose, subject, code), expiresAt, metadata, now },
+      tx,
     );
     return { code, expiresAt };
   }
@@ -53,11 +42,7 @@ export class EmailCodeService {
   async consume(purpose: CodePurpose, subject: string, code: string): Promise<Record<string, string> | null> {
     const now = this.clock.now();
     const given = this.hash(purpose, subject, code);
-    const rows = await this.dataSource.query<CodeRow[]>(
-      `SELECT id, code_hash, attempts, expires_at, used_at FROM email_codes WHERE purpose = $1 AND subject = $2`,
-      [purpose, subject],
-    );
-    const row = rows[0];
+    const row = await this.codes.find(purpose, subject);
     // Compare even without a row, so a missing code costs the same as a wrong one.
     const matches = this.crypto.safeEqual(given, row?.code_hash ?? given.replace(/./g, '0'));
     if (
@@ -69,17 +54,10 @@ export class EmailCodeService {
       return null;
     }
     if (!matches) {
-      await this.dataSource.query(`UPDATE email_codes SET attempts = attempts + 1 WHERE id = $1`, [row.id]);
+      await this.codes.countAttempt(row.id);
       return null;
     }
-    // Conditional update: of concurrent verifications of one code, exactly one wins.
-    const [used] = await this.dataSource.query<[{ metadata: Record<string, string> }[], number]>(
-      `UPDATE email_codes SET used_at = $2
-       WHERE id = $1 AND used_at IS NULL AND attempts < $3 AND expires_at > $2
-       RETURNING metadata`,
-      [row.id, now, CODE_MAX_ATTEMPTS],
-    );
-    return used[0]?.metadata ?? null;
+    return this.codes.use(row.id, now, CODE_MAX_ATTEMPTS);
   }
 
   /** Deletes the codes of these subjects (an erasure: the invitations of an erased address, for one). */

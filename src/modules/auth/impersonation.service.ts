@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { AuditService } from '@/core/audit/audit.service';
 import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
+import type { ClientInfo } from '@/core/http/client-info';
+import type { CookieChange } from '@/core/http/cookies';
 import { UsersService } from '@/modules/users/users.service';
 import { SessionService } from './session.service';
 
@@ -26,14 +27,19 @@ export class ImpersonationService {
     private readonly audit: AuditService,
   ) {}
 
-  async start(admin: Credential, targetUserId: string, req: Request, res: Response): Promise<ImpersonationStatus> {
+  /** Opens the marked session; its cookies replace the admin's in this browser. */
+  async start(
+    admin: Credential,
+    targetUserId: string,
+    client: ClientInfo,
+  ): Promise<{ status: ImpersonationStatus; cookies: readonly CookieChange[] }> {
     if (targetUserId === admin.userId)
       throw ApiError.unprocessable('validation_error', 'You cannot impersonate yourself.', 'user_id');
     const target = await this.users.findById(targetUserId);
     if (!target) throw ApiError.notFound();
     if (target.platformRoles.includes('platform_admin'))
       throw ApiError.forbidden('Platform admins cannot be impersonated.');
-    const session = await this.sessions.open(target, req, res, {
+    const { value: session, cookies } = await this.sessions.open(target, client, {
       impersonatorId: admin.userId,
       impersonationTtlSeconds: IMPERSONATION_TTL_SECONDS,
     });
@@ -43,10 +49,17 @@ export class ImpersonationService {
       organizationId: null,
       targetType: 'user',
       targetId: target.id,
-      ip: req.ip,
+      ip: client.ip,
       metadata: { session_id: session.id, ttl_seconds: IMPERSONATION_TTL_SECONDS },
     });
-    return { active: true, impersonator_id: admin.userId, expires_at: session.impersonation_expires_at!.toISOString() };
+    return {
+      status: {
+        active: true,
+        impersonator_id: admin.userId,
+        expires_at: session.impersonation_expires_at!.toISOString(),
+      },
+      cookies,
+    };
   }
 
   async status(credential: Credential): Promise<ImpersonationStatus> {
@@ -60,9 +73,9 @@ export class ImpersonationService {
     };
   }
 
-  /** Ends the impersonation of this session, if it is one, and clears its cookies. Idempotent. */
-  async end(credential: Credential, req: Request, res: Response): Promise<void> {
-    if (!credential.impersonatorId || !credential.sessionId) return;
+  /** Ends the impersonation of this session, if it is one; answers the cookies to clear. Idempotent. */
+  async end(credential: Credential, ip: string | undefined): Promise<readonly CookieChange[]> {
+    if (!credential.impersonatorId || !credential.sessionId) return [];
     await this.sessions.revoke(credential.sessionId, credential.userId, 'impersonation_ended');
     await this.audit.record({
       action: 'user.impersonation_ended',
@@ -70,9 +83,9 @@ export class ImpersonationService {
       organizationId: null,
       targetType: 'user',
       targetId: credential.userId,
-      ip: req.ip,
+      ip,
       metadata: { session_id: credential.sessionId },
     });
-    this.sessions.clearCookies(res);
+    return this.sessions.endedCookies();
   }
 }

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { UAParser } from 'ua-parser-js';
 import { AuditService } from '@/core/audit/audit.service';
 import { SignedTokens } from '@/core/auth/signed-tokens';
@@ -7,7 +6,8 @@ import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
-import { COOKIE, CookieService } from '@/core/http/cookies';
+import type { ClientInfo } from '@/core/http/client-info';
+import { clearCookie, COOKIE, type CookieChange, setCookie } from '@/core/http/cookies';
 import type { UserEntity } from '@/modules/users/entities/user.entity';
 import { UsersService } from '@/modules/users/users.service';
 import { type SessionRow, SessionsRepository } from './sessions.repository';
@@ -25,6 +25,17 @@ export function deviceSummary(userAgent: string | undefined): string {
   return (summary || userAgent.slice(0, 60)).slice(0, 120);
 }
 
+/** The cookies that end a browser session. */
+const ENDED: readonly CookieChange[] = [COOKIE.access, COOKIE.refresh, COOKIE.presence, COOKIE.stepUp].map((name) =>
+  clearCookie(name),
+);
+
+/** A session just opened or renewed, and the cookies that carry it to the browser. */
+export interface SessionCookies<T> {
+  readonly value: T;
+  readonly cookies: readonly CookieChange[];
+}
+
 /**
  * Cookie sessions: one per device, a 15-minute access JWT (user, session, token_version) and an opaque refresh
  * token stored as its SHA-256, rotated on every refresh with reuse detection (RFC 9700 4.14.2).
@@ -35,26 +46,24 @@ export class SessionService {
     private readonly sessions: SessionsRepository,
     private readonly users: UsersService,
     private readonly tokens: SignedTokens,
-    private readonly cookies: CookieService,
     private readonly crypto: CryptoService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
   ) {}
 
-  /** Opens a session for the person and sets its cookies on the response. */
+  /** Opens a session for the person; the answer carries its cookies. */
   async open(
     user: UserEntity,
-    req: Request,
-    res: Response,
+    client: ClientInfo,
     options: { impersonatorId?: string; impersonationTtlSeconds?: number; tx?: Tx } = {},
-  ): Promise<SessionRow> {
+  ): Promise<SessionCookies<SessionRow>> {
     const now = this.clock.now();
     const session = await this.sessions.create(
       {
         userId: user.id,
-        device: deviceSummary(req.headers['user-agent']),
-        ipFingerprint: req.ip ? this.audit.ipFingerprint(req.ip) : null,
+        device: deviceSummary(client.userAgent),
+        ipFingerprint: client.ip ? this.audit.ipFingerprint(client.ip) : null,
         now,
         expiresAt: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
         impersonatorId: options.impersonatorId ?? null,
@@ -65,17 +74,15 @@ export class SessionService {
       options.tx,
     );
     const refresh = await this.newRefreshToken(session.id, now, options.tx);
-    this.setCookies(res, user, session.id, refresh);
-    return session;
+    return { value: session, cookies: this.sessionCookies(user, session.id, refresh) };
   }
 
   /**
-   * Rotates the refresh token. A token that was already rotated is reuse: the whole session is revoked. Every
-   * failure answers 401 and clears the session cookies.
+   * Rotates the refresh token (the `refresh_token` cookie's value). A token that was already rotated is reuse: the
+   * whole session is revoked. Every failure is a 401 that clears the session cookies.
    */
-  async refresh(req: Request, res: Response): Promise<UserEntity> {
-    const presented = (req.cookies as Record<string, string> | undefined)?.[COOKIE.refresh];
-    if (!presented) this.fail(res);
+  async refresh(presented: string | undefined, client: ClientInfo): Promise<SessionCookies<UserEntity>> {
+    if (!presented) this.fail();
     const hash = this.crypto.sha256(presented);
     const now = this.clock.now();
     const result = await this.transactions.run(async (tx) => {
@@ -100,37 +107,32 @@ export class SessionService {
             organizationId: null,
             targetType: 'session',
             targetId: session.id,
-            ip: req.ip,
+            ip: client.ip,
           });
         }
       }
-      this.fail(res);
+      this.fail();
     }
-    this.setCookies(res, result.user, result.session.id, result.refresh);
-    return result.user;
+    return { value: result.user, cookies: this.sessionCookies(result.user, result.session.id, result.refresh) };
   }
 
-  /** Revokes the session of the refresh cookie (if any) and clears the cookies. Idempotent. */
-  async logout(req: Request, res: Response): Promise<void> {
-    const presented = (req.cookies as Record<string, string> | undefined)?.[COOKIE.refresh];
+  /** Revokes the session of the refresh token (if any); answers the cookies to clear. Idempotent. */
+  async logout(presented: string | undefined): Promise<readonly CookieChange[]> {
     if (presented) {
       const known = await this.sessions.findToken(this.crypto.sha256(presented));
       const session = known ? await this.sessions.findById(known.session_id) : null;
       if (session) await this.sessions.revoke(session.id, session.user_id, 'logout', this.clock.now());
     }
-    this.clearCookies(res);
+    return ENDED;
   }
 
   /** Re-issues this session's cookies (after token_version changed, for instance), rotating its refresh token. */
-  async renew(user: UserEntity, sessionId: string, res: Response): Promise<void> {
+  async renew(user: UserEntity, sessionId: string): Promise<readonly CookieChange[]> {
     const now = this.clock.now();
-    await this.transactions.run(async (tx) => {
-      await tx.manager.query(`UPDATE refresh_tokens SET rotated_at = $2 WHERE session_id = $1 AND rotated_at IS NULL`, [
-        sessionId,
-        now,
-      ]);
+    return this.transactions.run(async (tx) => {
+      await this.sessions.rotateAll(sessionId, now, tx);
       const refresh = await this.newRefreshToken(sessionId, now, tx);
-      this.setCookies(res, user, sessionId, refresh);
+      return this.sessionCookies(user, sessionId, refresh);
     });
   }
 
@@ -158,13 +160,13 @@ export class SessionService {
     );
   }
 
-  clearCookies(res: Response): void {
-    for (const name of [COOKIE.access, COOKIE.refresh, COOKIE.presence, COOKIE.stepUp]) this.cookies.clear(res, name);
+  /** The cookie changes that end the browser's session (sign-out, a revoked current session). */
+  endedCookies(): readonly CookieChange[] {
+    return ENDED;
   }
 
-  private fail(res: Response): never {
-    this.clearCookies(res);
-    throw ApiError.unauthorized('The session has ended. Sign in again.');
+  private fail(): never {
+    throw ApiError.unauthorized('The session has ended. Sign in again.').withCookies(ENDED);
   }
 
   private async newRefreshToken(sessionId: string, now: Date, tx?: Tx): Promise<string> {
@@ -179,14 +181,16 @@ export class SessionService {
     return token;
   }
 
-  private setCookies(res: Response, user: UserEntity, sessionId: string, refreshToken: string): void {
+  private sessionCookies(user: UserEntity, sessionId: string, refreshToken: string): CookieChange[] {
     const { token } = this.tokens.sign(
       'access',
       { sub: user.id, sid: sessionId, tv: user.tokenVersion },
       ACCESS_TTL_SECONDS,
     );
-    this.cookies.set(res, COOKIE.access, token, ACCESS_TTL_SECONDS);
-    this.cookies.set(res, COOKIE.refresh, refreshToken, SESSION_TTL_SECONDS);
-    this.cookies.set(res, COOKIE.presence, '1', SESSION_TTL_SECONDS);
+    return [
+      setCookie(COOKIE.access, token, ACCESS_TTL_SECONDS),
+      setCookie(COOKIE.refresh, refreshToken, SESSION_TTL_SECONDS),
+      setCookie(COOKIE.presence, '1', SESSION_TTL_SECONDS),
+    ];
   }
 }

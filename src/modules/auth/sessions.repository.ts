@@ -79,6 +79,14 @@ export class SessionsRepository {
     return rows[0]?.session_id ?? null;
   }
 
+  /** Retires every current refresh token of the session (its cookies are being re-issued). */
+  async rotateAll(sessionId: string, now: Date, tx: Tx): Promise<void> {
+    await tx.manager.query(`UPDATE refresh_tokens SET rotated_at = $2 WHERE session_id = $1 AND rotated_at IS NULL`, [
+      sessionId,
+      now,
+    ]);
+  }
+
   async findToken(tokenHash: string): Promise<{ session_id: string; rotated_at: Date | null } | null> {
     const rows = await this.dataSource.query<{ session_id: string; rotated_at: Date | null }[]>(
       `SELECT session_id, rotated_at FROM refresh_tokens WHERE token_hash = $1`,

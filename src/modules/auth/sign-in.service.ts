@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { ApiError } from '@/core/http/api-error';
+import type { ClientInfo } from '@/core/http/client-info';
+import type { CookieChange } from '@/core/http/cookies';
 import { type Locale } from '@/core/mail/mail-template';
 import { MailService } from '@/core/mail/mail.service';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
@@ -17,6 +18,17 @@ import { type ChallengeContext, TwoFactorService } from './two-factor.service';
  * it): throws 403 `sso_required` when the address's domain enforces SSO and the person is not exempt.
  */
 export type SsoEnforcement = (email: string) => Promise<void>;
+
+/** A person whose session was opened, with the cookies that carry it. */
+export interface SignedIn {
+  readonly user: UserEntity;
+  readonly cookies: readonly CookieChange[];
+}
+
+/** Where a proven first factor leads: a session, or (two-factor account) the challenge and its cookie. */
+export type Entered =
+  | { readonly kind: 'session'; readonly user: UserEntity; readonly cookies: readonly CookieChange[] }
+  | { readonly kind: 'two_factor'; readonly cookies: readonly CookieChange[] };
 
 /**
  * Email-code sign-in. The request answers the same whether or not the account exists (the account is created
@@ -58,7 +70,7 @@ export class SignInService {
     );
   }
 
-  async verifyCode(email: string, code: string, req: Request, res: Response): Promise<UserEntity> {
+  async verifyCode(email: string, code: string, client: ClientInfo): Promise<SignedIn> {
     const normalized = normalizeEmail(email);
     await this.assertEmailCodeAllowed(normalized);
     const metadata = await this.codes.consume('sign_in', normalized, code);
@@ -67,35 +79,48 @@ export class SignInService {
       throw ApiError.badRequest('invalid_otp', 'The code is not valid or has expired.');
     }
     const { user } = await this.users.findOrCreate(normalized, metadata.locale === 'en' ? 'en' : 'es');
-    return this.enter(user, req, res);
+    return this.signInOrChallenge(user, client);
+  }
+
+  /** Opens a session for a person whose first factor is proven, or, on a two-factor account, starts the challenge. */
+  async enter(user: UserEntity, client: ClientInfo, context: ChallengeContext = {}): Promise<Entered> {
+    const synced = await this.users.syncPlatformRoles(user);
+    if (synced.twoFactorEnabledAt) {
+      return { kind: 'two_factor', cookies: await this.twoFactor.startChallenge(synced, context) };
+    }
+    const { cookies } = await this.sessions.open(synced, client);
+    return { kind: 'session', user: synced, cookies };
   }
 
   /**
-   * Opens a session for a person whose first factor is proven, or, on a two-factor account, starts the
-   * challenge and answers 401 `two_factor_required`.
+   * `enter` for API operations: the session, or on a two-factor account 401 `two_factor_required` carrying the
+   * challenge cookie.
    */
-  async enter(user: UserEntity, req: Request, res: Response, context: ChallengeContext = {}): Promise<UserEntity> {
-    const synced = await this.users.syncPlatformRoles(user);
-    if (synced.twoFactorEnabledAt) {
-      await this.twoFactor.startChallenge(synced, res, context);
-      throw new ApiError('two_factor_required', 'Enter the code from your authenticator app.');
+  async signInOrChallenge(user: UserEntity, client: ClientInfo, context: ChallengeContext = {}): Promise<SignedIn> {
+    const entered = await this.enter(user, client, context);
+    if (entered.kind === 'two_factor') {
+      throw new ApiError('two_factor_required', 'Enter the code from your authenticator app.').withCookies(
+        entered.cookies,
+      );
     }
-    await this.sessions.open(synced, req, res);
-    return synced;
+    return entered;
   }
 
+  /** Completes a two-factor sign-in with the `svc_2fa` challenge token and a second factor. */
   async completeTwoFactor(
+    challengeToken: string | undefined,
     code: string,
-    req: Request,
-    res: Response,
-  ): Promise<{ user: UserEntity; context: ChallengeContext }> {
-    const { user, context } = await this.twoFactor.completeChallenge(req, res, code);
-    await this.sessions.open(user, req, res);
+    client: ClientInfo,
+  ): Promise<SignedIn & { context: ChallengeContext }> {
+    const completed = await this.twoFactor.completeChallenge(challengeToken, code);
+    const { user, context } = completed;
+    const opened = await this.sessions.open(user, client);
+    const cookies = [...completed.cookies, ...opened.cookies];
     if (context.organizationId) {
       // The challenge began by joining an organization (accepted invitation): it becomes the active one now.
       await this.users.setLastOrganization(user.id, context.organizationId);
-      return { user: { ...user, lastOrganizationId: context.organizationId }, context };
+      return { user: { ...user, lastOrganizationId: context.organizationId }, context, cookies };
     }
-    return { user, context };
+    return { user, context, cookies };
   }
 }

@@ -1,10 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { Response } from 'express';
 import { browserSessionId, type Credential } from '@/core/auth/credential';
 import { SignedTokens } from '@/core/auth/signed-tokens';
 import { STEP_UP_TTL_SECONDS } from '@/core/auth/step-up.guard';
 import { ApiError } from '@/core/http/api-error';
-import { COOKIE, CookieService } from '@/core/http/cookies';
+import { COOKIE, type CookieChange, setCookie } from '@/core/http/cookies';
 import { MailService } from '@/core/mail/mail.service';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import { UsersService } from '@/modules/users/users.service';
@@ -30,7 +29,6 @@ export class StepUpService {
     private readonly codes: EmailCodeService,
     private readonly mail: MailService,
     private readonly tokens: SignedTokens,
-    private readonly cookies: CookieService,
     private readonly limits: RateLimitService,
   ) {}
 
@@ -49,7 +47,8 @@ export class StepUpService {
     return { method: 'email_code', expires_at: expiresAt.toISOString() };
   }
 
-  async verify(credential: Credential, code: string, res: Response): Promise<void> {
+  /** Confirms the person; the answer is the `svc_step_up` cookie, bound to this session. */
+  async verify(credential: Credential, code: string): Promise<CookieChange[]> {
     const sessionId = this.sessionOf(credential);
     const user = await this.users.getById(credential.userId);
     const ok = user.twoFactorEnabledAt
@@ -62,7 +61,7 @@ export class StepUpService {
         : ApiError.badRequest('invalid_otp', 'The code is not valid or has expired.');
     }
     const { token } = this.tokens.sign('step_up', { sid: sessionId }, STEP_UP_TTL_SECONDS);
-    this.cookies.set(res, COOKIE.stepUp, token, STEP_UP_TTL_SECONDS);
+    return [setCookie(COOKIE.stepUp, token, STEP_UP_TTL_SECONDS)];
   }
 
   /** Tokens cannot confirm sensitive actions: the routes are `@BrowserSessionOnly()`. */

@@ -1,21 +1,22 @@
 import { Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import QRCode from 'qrcode';
 import speakeasy from 'speakeasy';
-import { DataSource } from 'typeorm';
 import { AuditService } from '@/core/audit/audit.service';
 import type { Credential } from '@/core/auth/credential';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
-import { TransactionRunner } from '@/core/database/transaction';
+import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
-import { COOKIE, CookieService } from '@/core/http/cookies';
+import { clearCookie, COOKIE, type CookieChange, setCookie } from '@/core/http/cookies';
 import { MailService } from '@/core/mail/mail.service';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import type { UserEntity } from '@/modules/users/entities/user.entity';
 import { UsersService } from '@/modules/users/users.service';
 import { TWO_FACTOR_DISABLED, TWO_FACTOR_ENABLED } from './auth.mails';
 import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
+import { type ChallengeContext, TwoFactorRepository } from './two-factor.repository';
+
+export type { ChallengeContext } from './two-factor.repository';
 
 export const TOTP_ISSUER = 'Learning Platform';
 export const TOTP_STEP_SECONDS = 30;
@@ -31,11 +32,6 @@ export interface TwoFactorStatus {
   required: boolean;
 }
 
-/** What a challenge carries to the step after it (an accepted invitation's organization, for instance). */
-export interface ChallengeContext {
-  organizationId?: string;
-}
-
 /**
  * TOTP (RFC 6238: SHA-1, 6 digits, 30 s, one step either side) with the secret encrypted at rest, each code
  * accepted once; 10 one-time recovery codes stored hashed; the 5-minute sign-in challenge of two-factor accounts.
@@ -46,11 +42,10 @@ export class TwoFactorService {
     private readonly users: UsersService,
     private readonly crypto: CryptoService,
     private readonly clock: Clock,
-    private readonly dataSource: DataSource,
+    private readonly repository: TwoFactorRepository,
     private readonly transactions: TransactionRunner,
     private readonly mail: MailService,
     private readonly audit: AuditService,
-    private readonly cookies: CookieService,
     private readonly limits: RateLimitService,
   ) {}
 
@@ -58,7 +53,7 @@ export class TwoFactorService {
     const user = await this.users.getById(userId);
     return {
       enabled: user.twoFactorEnabledAt !== null,
-      recovery_codes_left: await this.recoveryCodesLeft(userId),
+      recovery_codes_left: await this.repository.countUnusedRecoveryCodes(userId),
       required: false,
     };
   }
@@ -83,7 +78,7 @@ export class TwoFactorService {
     return { secret, otpauth_uri: otpauthUri, qr_svg: qrSvg };
   }
 
-  async enable(credential: Credential, code: string, req: Request): Promise<{ recovery_codes: string[] }> {
+  async enable(credential: Credential, code: string, ip: string | undefined): Promise<{ recovery_codes: string[] }> {
     const user = await this.users.getById(credential.userId);
     if (user.twoFactorEnabledAt)
       throw ApiError.conflict('two_factor_already_enabled', 'Two-factor authentication is already on.');
@@ -91,7 +86,7 @@ export class TwoFactorService {
     if (!(await this.checkTotp(user, code))) throw ApiError.badRequest('invalid_totp', 'The code is not valid.');
     const codes = await this.transactions.run(async (tx) => {
       await this.users.setTwoFactor(user.id, { twoFactorEnabledAt: this.clock.now() }, tx);
-      const fresh = await this.replaceRecoveryCodes(user.id, tx.manager);
+      const fresh = await this.replaceRecoveryCodes(user.id, tx);
       await this.audit.record(
         {
           action: 'two_factor.enabled',
@@ -99,7 +94,7 @@ export class TwoFactorService {
           organizationId: null,
           targetType: 'user',
           targetId: user.id,
-          ip: req.ip,
+          ip,
         },
         tx,
       );
@@ -109,7 +104,7 @@ export class TwoFactorService {
     return { recovery_codes: codes };
   }
 
-  async disable(credential: Credential, req: Request): Promise<void> {
+  async disable(credential: Credential, ip: string | undefined): Promise<void> {
     const user = await this.users.getById(credential.userId);
     if (!user.twoFactorEnabledAt)
       throw ApiError.conflict('two_factor_not_enabled', 'Two-factor authentication is not on.');
@@ -119,7 +114,7 @@ export class TwoFactorService {
         { twoFactorSecret: null, twoFactorEnabledAt: null, twoFactorLastStep: null },
         tx,
       );
-      await tx.manager.query(`DELETE FROM recovery_codes WHERE user_id = $1`, [user.id]);
+      await this.repository.replaceRecoveryCodes(user.id, [], this.clock.now(), tx);
       await this.audit.record(
         {
           action: 'two_factor.disabled',
@@ -127,7 +122,7 @@ export class TwoFactorService {
           organizationId: null,
           targetType: 'user',
           targetId: user.id,
-          ip: req.ip,
+          ip,
         },
         tx,
       );
@@ -139,7 +134,7 @@ export class TwoFactorService {
     const user = await this.users.getById(credential.userId);
     if (!user.twoFactorEnabledAt)
       throw ApiError.conflict('two_factor_not_enabled', 'Two-factor authentication is not on.');
-    const codes = await this.transactions.run((tx) => this.replaceRecoveryCodes(user.id, tx.manager));
+    const codes = await this.transactions.run((tx) => this.replaceRecoveryCodes(user.id, tx));
     return { recovery_codes: codes };
   }
 
@@ -165,106 +160,73 @@ export class TwoFactorService {
   async checkSecondFactor(user: UserEntity, code: string): Promise<boolean> {
     const normalized = code.trim().toLowerCase();
     if (RECOVERY_FORMAT.test(normalized)) {
-      const [, count] = await this.dataSource.query<[unknown[], number]>(
-        `UPDATE recovery_codes SET used_at = $3 WHERE id = (
-           SELECT id FROM recovery_codes WHERE user_id = $1 AND code_hash = $2 AND used_at IS NULL LIMIT 1)
-         AND used_at IS NULL`,
-        [user.id, this.crypto.keyedHash('recovery-code', normalized), this.clock.now()],
+      return this.repository.spendRecoveryCode(
+        user.id,
+        this.crypto.keyedHash('recovery-code', normalized),
+        this.clock.now(),
       );
-      return count === 1;
     }
     return this.checkTotp(user, normalized);
   }
 
   /** Starts the sign-in challenge: a 5-minute HttpOnly `svc_2fa` cookie naming a single-use challenge. */
-  async startChallenge(user: UserEntity, res: Response, context: ChallengeContext = {}): Promise<void> {
+  async startChallenge(user: UserEntity, context: ChallengeContext = {}): Promise<CookieChange[]> {
     const token = this.crypto.randomToken(32);
     const now = this.clock.now();
-    await this.dataSource.query(
-      `INSERT INTO auth_challenges (user_id, kind, token_hash, expires_at, context, created_at) VALUES ($1, 'two_factor', $2, $3, $4, $5)`,
-      [
-        user.id,
-        this.crypto.sha256(token),
-        new Date(now.getTime() + CHALLENGE_TTL_SECONDS * 1000),
-        JSON.stringify(context),
-        now,
-      ],
-    );
-    this.cookies.set(res, COOKIE.twoFactor, token, CHALLENGE_TTL_SECONDS);
+    await this.repository.createChallenge({
+      userId: user.id,
+      tokenHash: this.crypto.sha256(token),
+      expiresAt: new Date(now.getTime() + CHALLENGE_TTL_SECONDS * 1000),
+      context,
+      now,
+    });
+    return [setCookie(COOKIE.twoFactor, token, CHALLENGE_TTL_SECONDS)];
   }
 
   /**
-   * Completes the challenge of the request's `svc_2fa` cookie with a second factor. 401 when the challenge is
-   * missing, expired, used or out of attempts; 400 `invalid_totp` for a wrong code.
+   * Completes the challenge named by the `svc_2fa` cookie's `token` with a second factor. 401 (clearing the
+   * cookie) when the challenge is missing, expired, used or out of attempts; 400 `invalid_totp` for a wrong code.
    */
   async completeChallenge(
-    req: Request,
-    res: Response,
+    token: string | undefined,
     code: string,
-  ): Promise<{ user: UserEntity; context: ChallengeContext }> {
-    const token = (req.cookies as Record<string, string> | undefined)?.[COOKIE.twoFactor];
+  ): Promise<{ user: UserEntity; context: ChallengeContext; cookies: CookieChange[] }> {
     const now = this.clock.now();
-    const rows = token
-      ? await this.dataSource.query<
-          {
-            id: string;
-            user_id: string;
-            attempts: number;
-            expires_at: Date;
-            used_at: Date | null;
-            context: ChallengeContext;
-          }[]
-        >(
-          `SELECT id, user_id, attempts, expires_at, used_at, context FROM auth_challenges WHERE token_hash = $1 AND kind = 'two_factor'`,
-          [this.crypto.sha256(token)],
-        )
-      : [];
-    const challenge = rows[0];
+    const challenge = token ? await this.repository.findChallenge(this.crypto.sha256(token)) : null;
+    const cleared = [clearCookie(COOKIE.twoFactor)];
     if (
       !challenge ||
       challenge.used_at ||
       challenge.expires_at.getTime() <= now.getTime() ||
       challenge.attempts >= CHALLENGE_MAX_ATTEMPTS
     ) {
-      this.cookies.clear(res, COOKIE.twoFactor);
-      throw ApiError.unauthorized('The two-factor challenge is missing or has expired. Sign in again.');
+      throw ApiError.unauthorized('The two-factor challenge is missing or has expired. Sign in again.').withCookies(
+        cleared,
+      );
     }
     const user = await this.users.getById(challenge.user_id);
     if (!(await this.checkSecondFactor(user, code))) {
-      await this.dataSource.query(`UPDATE auth_challenges SET attempts = attempts + 1 WHERE id = $1`, [challenge.id]);
+      await this.repository.countChallengeAttempt(challenge.id);
       await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, user.email);
       throw ApiError.badRequest('invalid_totp', 'The code is not valid.');
     }
-    const [, used] = await this.dataSource.query<[unknown[], number]>(
-      `UPDATE auth_challenges SET used_at = $2 WHERE id = $1 AND used_at IS NULL`,
-      [challenge.id, now],
-    );
-    this.cookies.clear(res, COOKIE.twoFactor);
-    if (used !== 1) throw ApiError.unauthorized('The two-factor challenge was already used. Sign in again.');
-    return { user, context: challenge.context };
+    if (!(await this.repository.useChallenge(challenge.id, now))) {
+      throw ApiError.unauthorized('The two-factor challenge was already used. Sign in again.').withCookies(cleared);
+    }
+    return { user, context: challenge.context, cookies: cleared };
   }
 
-  private async recoveryCodesLeft(userId: string): Promise<number> {
-    const [row] = await this.dataSource.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM recovery_codes WHERE user_id = $1 AND used_at IS NULL`,
-      [userId],
-    );
-    return row?.n ?? 0;
-  }
-
-  private async replaceRecoveryCodes(userId: string, manager: DataSource['manager']): Promise<string[]> {
-    await manager.query(`DELETE FROM recovery_codes WHERE user_id = $1`, [userId]);
+  private async replaceRecoveryCodes(userId: string, tx: Tx): Promise<string[]> {
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, () => {
       const raw = this.crypto.randomFromAlphabet(RECOVERY_ALPHABET, 10);
       return `${raw.slice(0, 5)}-${raw.slice(5)}`;
     });
-    for (const code of codes) {
-      await manager.query(`INSERT INTO recovery_codes (user_id, code_hash, created_at) VALUES ($1, $2, $3)`, [
-        userId,
-        this.crypto.keyedHash('recovery-code', code),
-        this.clock.now(),
-      ]);
-    }
+    await this.repository.replaceRecoveryCodes(
+      userId,
+      codes.map((code) => this.crypto.keyedHash('recovery-code', code)),
+      this.clock.now(),
+      tx,
+    );
     return codes;
   }
 }

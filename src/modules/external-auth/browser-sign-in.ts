@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import { ApiError } from '@/core/http/api-error';
+import type { ClientInfo } from '@/core/http/client-info';
+import type { CookieChange } from '@/core/http/cookies';
 import { SignInService } from '@/modules/auth/sign-in.service';
 import type { ChallengeContext } from '@/modules/auth/two-factor.service';
 import type { UserEntity } from '@/modules/users/entities/user.entity';
@@ -14,6 +14,23 @@ export class BrowserFlowFailure extends Error {
   }
 }
 
+/** Where the browser goes next, and the cookies it takes along (the session, or the two-factor challenge). */
+export interface BrowserExit {
+  readonly location: string;
+  readonly cookies: readonly CookieChange[];
+}
+
+/** What a callback of a browser flow receives, taken from the request by its controller. */
+export interface CallbackRequest {
+  /** The query as parsed. */
+  readonly query: Record<string, unknown>;
+  /** The query string exactly as received (openid-client reads code, state and iss from it). */
+  readonly rawQuery: string;
+  /** The state cookie this browser got at the start, if any. */
+  readonly stateCookie: string | undefined;
+  readonly client: ClientInfo;
+}
+
 /** Where a browser flow ends: the web app's dashboard, its two-factor step, or its login page with an error code. */
 @Injectable()
 export class BrowserSignIn {
@@ -22,16 +39,11 @@ export class BrowserSignIn {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  /** Opens the session (or, on a two-factor account, the challenge) and returns where the browser goes next. */
-  async enter(user: UserEntity, req: Request, res: Response, context: ChallengeContext = {}): Promise<string> {
-    try {
-      await this.signIn.enter(user, req, res, context);
-      return this.web('/dashboard');
-    } catch (err) {
-      // The `svc_2fa` challenge cookie is already on the response.
-      if (err instanceof ApiError && err.code === 'two_factor_required') return this.web('/login/two-factor');
-      throw err;
-    }
+  /** Opens the session (or, on a two-factor account, the challenge) and says where the browser goes next. */
+  async enter(user: UserEntity, client: ClientInfo, context: ChallengeContext = {}): Promise<BrowserExit> {
+    const entered = await this.signIn.enter(user, client, context);
+    const location = this.web(entered.kind === 'session' ? '/dashboard' : '/login/two-factor');
+    return { location, cookies: entered.cookies };
   }
 
   loginError(code: string): string {
@@ -44,15 +56,14 @@ export class BrowserSignIn {
 }
 
 /** One optional query parameter as a string within `max` characters; repeated or over-long values fail. */
-export function queryParam(req: Request, name: string, max: number, failure: string): string | undefined {
-  const value: unknown = (req.query as Record<string, unknown>)[name];
+export function queryParam(
+  query: Record<string, unknown>,
+  name: string,
+  max: number,
+  failure: string,
+): string | undefined {
+  const value = query[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.length > max) throw new BrowserFlowFailure(failure);
   return value;
-}
-
-/** The query string exactly as received (openid-client reads code, state and iss from it). */
-export function rawQuery(req: Request): string {
-  const at = req.originalUrl.indexOf('?');
-  return at < 0 ? '' : req.originalUrl.slice(at);
 }

@@ -1,9 +1,12 @@
-import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { Public } from '@/core/auth/access.decorators';
+import { Client, type ClientInfo, QueryParams, RawQuery } from '@/core/http/client-info';
+import { COOKIE, CookieService, CookieValue } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
+import type { BrowserExit } from './browser-sign-in';
 import { EXTERNAL_CALLBACK_IP, EXTERNAL_START_IP } from './external-auth.rate-limits';
 import { CALLBACK_LIMITS, PROVIDERS, ProviderSignInService } from './provider-sign-in.service';
 
@@ -13,7 +16,10 @@ const LOCATION = { Location: { description: 'Where the browser goes', schema: { 
 @ApiParam({ name: 'provider', enum: PROVIDERS, description: 'The external identity provider' })
 @Controller('auth/oauth')
 export class ExternalAuthController {
-  constructor(private readonly providers: ProviderSignInService) {}
+  constructor(
+    private readonly providers: ProviderSignInService,
+    private readonly cookies: CookieService,
+  ) {}
 
   @Public()
   @Get(':provider/start')
@@ -30,9 +36,7 @@ export class ExternalAuthController {
   @ApiResponse({ status: 302, description: "To the provider's authorization URL", headers: LOCATION })
   @ApiErrors([400, 'unknown_provider'], [503, 'oauth_not_configured'])
   async start(@Param('provider') provider: string, @Res() res: Response): Promise<void> {
-    const location = await this.providers.start(provider, res);
-    res.setHeader('Cache-Control', 'no-store');
-    res.redirect(302, location);
+    this.redirect(res, await this.providers.start(provider));
   }
 
   @Public()
@@ -59,9 +63,20 @@ export class ExternalAuthController {
     description: 'To the web app (dashboard, two-factor step or login with an error)',
     headers: LOCATION,
   })
-  async callback(@Param('provider') provider: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const location = await this.providers.callback(provider, req, res);
+  async callback(
+    @Param('provider') provider: string,
+    @QueryParams() query: Record<string, unknown>,
+    @RawQuery() rawQuery: string,
+    @CookieValue(COOKIE.oauthState) stateCookie: string | undefined,
+    @Client() client: ClientInfo,
+    @Res() res: Response,
+  ): Promise<void> {
+    this.redirect(res, await this.providers.callback(provider, { query, rawQuery, stateCookie, client }));
+  }
+
+  private redirect(res: Response, exit: BrowserExit): void {
+    this.cookies.apply(res, exit.cookies);
     res.setHeader('Cache-Control', 'no-store');
-    res.redirect(302, location);
+    res.redirect(302, exit.location);
   }
 }

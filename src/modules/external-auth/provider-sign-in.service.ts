@@ -1,13 +1,18 @@
 import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { ApiError } from '@/core/http/api-error';
-import { COOKIE, CookieService } from '@/core/http/cookies';
+import { clearCookie, COOKIE, setCookie } from '@/core/http/cookies';
 import { SignInMethods } from '@/modules/auth/sign-in-methods';
 import { SsoPolicyService } from '@/modules/sso/sso-policy.service';
 import { AccountLinker } from './account-linker';
-import { BrowserFlowFailure, BrowserSignIn, queryParam, rawQuery } from './browser-sign-in';
+import {
+  type BrowserExit,
+  BrowserFlowFailure,
+  BrowserSignIn,
+  type CallbackRequest,
+  queryParam,
+} from './browser-sign-in';
 import { emailDomain, type ExternalIdentity, identityFromClaims, isTenantId } from './claims';
 import { OidcClients, OidcFlowError, type OidcTarget } from './oidc-clients';
 import { SIGN_IN_STATE_TTL_SECONDS, SignInStates } from './sign-in-states';
@@ -38,7 +43,6 @@ export class ProviderSignInService implements OnModuleInit {
     private readonly accounts: AccountLinker,
     private readonly browser: BrowserSignIn,
     private readonly policy: SsoPolicyService,
-    private readonly cookies: CookieService,
     private readonly crypto: CryptoService,
   ) {}
 
@@ -53,8 +57,8 @@ export class ProviderSignInService implements OnModuleInit {
     }
   }
 
-  /** The provider's authorization URL; sets the state cookie. */
-  async start(name: string, res: Response): Promise<string> {
+  /** The provider's authorization URL, with the state cookie. */
+  async start(name: string): Promise<BrowserExit> {
     const target = this.target(name);
     const started = await this.states.start({ kind: 'provider', provider: name as ProviderName });
     let url: URL;
@@ -62,34 +66,34 @@ export class ProviderSignInService implements OnModuleInit {
       url = await this.oidc.authorizationUrl(target, started);
     } catch (err) {
       this.logger.warn({ err, provider: name }, 'Provider sign-in could not start');
-      return this.browser.loginError('oauth_provider_unavailable');
+      return { location: this.browser.loginError('oauth_provider_unavailable'), cookies: [] };
     }
-    this.cookies.set(res, COOKIE.oauthState, started.state, SIGN_IN_STATE_TTL_SECONDS);
-    return url.href;
+    return { location: url.href, cookies: [setCookie(COOKIE.oauthState, started.state, SIGN_IN_STATE_TTL_SECONDS)] };
   }
 
   /** Where the browser goes after the provider sent it back: always a redirect, never a body. */
-  async callback(name: string, req: Request, res: Response): Promise<string> {
-    const cookie = (req.cookies as Record<string, string> | undefined)?.[COOKIE.oauthState];
-    this.cookies.clear(res, COOKIE.oauthState);
+  async callback(name: string, request: CallbackRequest): Promise<BrowserExit> {
+    const cleared = clearCookie(COOKIE.oauthState);
     try {
-      return await this.finish(name, cookie, req, res);
+      const exit = await this.finish(name, request);
+      return { location: exit.location, cookies: [cleared, ...exit.cookies] };
     } catch (err) {
-      if (err instanceof BrowserFlowFailure) return this.browser.loginError(err.code);
+      if (err instanceof BrowserFlowFailure) return { location: this.browser.loginError(err.code), cookies: [cleared] };
       this.logger.error({ err, provider: name }, 'Provider sign-in failed unexpectedly');
-      return this.browser.loginError('oauth_failed');
+      return { location: this.browser.loginError('oauth_failed'), cookies: [cleared] };
     }
   }
 
-  private async finish(name: string, cookie: string | undefined, req: Request, res: Response): Promise<string> {
+  private async finish(name: string, request: CallbackRequest): Promise<BrowserExit> {
     if (!isProvider(name)) throw new BrowserFlowFailure('unknown_provider');
     const provider = this.config.providers[name];
     if (!provider) throw new BrowserFlowFailure('oauth_not_configured');
-    const state = queryParam(req, 'state', CALLBACK_LIMITS.state, 'oauth_invalid_state');
-    const code = queryParam(req, 'code', CALLBACK_LIMITS.code, 'oauth_invalid_request');
-    const error = queryParam(req, 'error', CALLBACK_LIMITS.error, 'oauth_invalid_request');
+    const state = queryParam(request.query, 'state', CALLBACK_LIMITS.state, 'oauth_invalid_state');
+    const code = queryParam(request.query, 'code', CALLBACK_LIMITS.code, 'oauth_invalid_request');
+    const error = queryParam(request.query, 'error', CALLBACK_LIMITS.error, 'oauth_invalid_request');
 
     // The state must be the one this browser started with, and unused.
+    const cookie = request.stateCookie;
     if (!state || !cookie || !this.crypto.safeEqual(cookie, state)) throw new BrowserFlowFailure('oauth_invalid_state');
     const started = await this.states.consume(state, 'provider');
     if (!started || started.provider !== name) throw new BrowserFlowFailure('oauth_invalid_state');
@@ -99,7 +103,7 @@ export class ProviderSignInService implements OnModuleInit {
     const target = this.target(name);
     let claims: Record<string, unknown>;
     try {
-      claims = await this.oidc.exchange(target, new URL(`${target.redirectUri}${rawQuery(req)}`), {
+      claims = await this.oidc.exchange(target, new URL(`${target.redirectUri}${request.rawQuery}`), {
         state,
         nonce: started.nonce,
         codeVerifier: started.codeVerifier,
@@ -119,7 +123,7 @@ export class ProviderSignInService implements OnModuleInit {
     if (await this.policy.ssoRequired(identity.email, existing?.id ?? null))
       throw new BrowserFlowFailure('sso_required');
     const { user } = await this.accounts.resolve(identity, name, null);
-    return this.browser.enter(user, req, res);
+    return this.browser.enter(user, request.client);
   }
 
   /**

@@ -1,8 +1,10 @@
-import { Body, Controller, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { BrowserSessionOnly, CurrentCredential, Public } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
+import { Client, type ClientInfo } from '@/core/http/client-info';
+import { CookieService } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import {
@@ -36,7 +38,10 @@ const LINK_REFUSALS =
 @ApiTags('invitations')
 @Controller()
 export class InvitationsController {
-  constructor(private readonly invitations: InvitationsService) {}
+  constructor(
+    private readonly invitations: InvitationsService,
+    private readonly cookies: CookieService,
+  ) {}
 
   @Public()
   @Post('invitations/preview')
@@ -103,12 +108,14 @@ export class InvitationsController {
     [409, 'invitation_already_accepted'],
     [410, 'invitation_expired'],
   )
-  verifyCode(
+  async verifyCode(
     @Body() dto: InvitationCodeVerifyDto,
-    @Req() req: Request,
+    @Client() client: ClientInfo,
     @Res({ passthrough: true }) res: Response,
   ): Promise<JoinedOrganizationDto> {
-    return this.invitations.verifyCode(dto, req, res);
+    const { joined, cookies } = await this.invitations.verifyCode(dto, client);
+    this.cookies.apply(res, cookies);
+    return joined;
   }
 
   @Post('invitations/accept')
@@ -134,9 +141,9 @@ export class InvitationsController {
   accept(
     @CurrentCredential() credential: Credential,
     @Body() dto: AcceptInvitationDto,
-    @Req() req: Request,
+    @Client() client: ClientInfo,
   ): Promise<JoinedOrganizationDto> {
-    return this.invitations.accept(credential, dto, req.ip);
+    return this.invitations.accept(credential, dto, client.ip);
   }
 
   @Get('me/invitations')

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { isEmail, isUUID } from 'class-validator';
-import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { AuditService } from '@/core/audit/audit.service';
 import type { Credential } from '@/core/auth/credential';
@@ -10,6 +9,8 @@ import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
+import type { ClientInfo } from '@/core/http/client-info';
+import type { CookieChange } from '@/core/http/cookies';
 import { type Page, toPage } from '@/core/http/pagination';
 import { type Locale, resolveLocale } from '@/core/mail/mail-template';
 import { MailService } from '@/core/mail/mail.service';
@@ -258,7 +259,10 @@ export class InvitationsService {
    * none, the membership gets the invitation's role, the invitation is accepted, and a session is opened (on a
    * two-factor account the 401 `two_factor_required` challenge instead, the invitation staying accepted).
    */
-  async verifyCode(dto: InvitationCodeVerifyDto, req: Request, res: Response): Promise<JoinedOrganizationDto> {
+  async verifyCode(
+    dto: InvitationCodeVerifyDto,
+    client: ClientInfo,
+  ): Promise<{ joined: JoinedOrganizationDto; cookies: readonly CookieChange[] }> {
     const { invitation, organization } = await this.usable(dto.token);
     // Joining by email code is an email-code sign-in: an enforced SSO domain refuses it too.
     await this.signIn.assertEmailCodeAllowed(invitation.email);
@@ -266,11 +270,11 @@ export class InvitationsService {
       await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, invitation.email);
       throw ApiError.badRequest('invalid_otp', 'The code is not valid or has expired.');
     }
-    const joined = await this.join(invitation, organization, { method: 'code', ip: req.ip });
+    const joined = await this.join(invitation, organization, { method: 'code', ip: client.ip });
     let user = joined.user;
     if (dto.name && !user.name) user = await this.users.updateProfile(user.id, { name: dto.name });
-    await this.signIn.enter(user, req, res, { organizationId: organization.id });
-    return { organization: this.orgs.toDto(organization), role: joined.role };
+    const { cookies } = await this.signIn.signInOrChallenge(user, client, { organizationId: organization.id });
+    return { joined: { organization: this.orgs.toDto(organization), role: joined.role }, cookies };
   }
 
   /**

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { AuditService } from '@/core/audit/audit.service';
 import { browserSessionId, type Credential } from '@/core/auth/credential';
-import { authenticateWith, STRATEGY, strategyRegistered } from '@/core/auth/strategies';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { TransactionRunner } from '@/core/database/transaction';
-import { COOKIE } from '@/core/http/cookies';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
 import type { UserEntity } from '@/modules/users/entities/user.entity';
 import { UsersService } from '@/modules/users/users.service';
@@ -43,8 +40,15 @@ export class AuthorizationService {
     private readonly audit: AuditService,
   ) {}
 
-  async authorize(req: Request, res: Response): Promise<AuthorizeReply> {
-    const query = req.query;
+  /**
+   * The authorization endpoint: `query` as parsed and `rawQuery` as received (the login redirect comes back to
+   * exactly this URL), `session` the caller's browser session if any.
+   */
+  async authorize(
+    query: Record<string, unknown>,
+    rawQuery: string,
+    session: Credential | null,
+  ): Promise<AuthorizeReply> {
     let clientId: string | undefined;
     let redirectUri: string | undefined;
     try {
@@ -74,11 +78,11 @@ export class AuthorizationService {
       throw err;
     }
 
-    const credential = await this.cookieSession(req, res);
+    const credential = session;
     if (!credential?.sessionId) {
       return {
         kind: 'redirect',
-        location: this.server.loginUrl(`${this.server.endpoint('authorize')}${rawQuery(req)}`),
+        location: this.server.loginUrl(`${this.server.endpoint('authorize')}${rawQuery}`),
       };
     }
     const user = await this.users.getById(credential.userId);
@@ -272,17 +276,6 @@ export class AuthorizationService {
     return null;
   }
 
-  private async cookieSession(req: Request, res: Response): Promise<Credential | null> {
-    const cookie = (req.cookies as Record<string, string> | undefined)?.[COOKIE.access];
-    if (!cookie || !strategyRegistered(STRATEGY.cookieSession)) return null;
-    try {
-      const credential = await authenticateWith(STRATEGY.cookieSession, req, res);
-      return credential?.kind === 'session' ? credential : null;
-    } catch {
-      return null;
-    }
-  }
-
   private csrfToken(requestId: string, sessionId: string): string {
     return this.crypto.keyedHash('oauth-consent-csrf', `${requestId}.${sessionId}`);
   }
@@ -303,9 +296,4 @@ export class AuthorizationService {
     url.searchParams.set('iss', this.server.issuer);
     return url.href;
   }
-}
-
-function rawQuery(req: Request): string {
-  const at = req.originalUrl.indexOf('?');
-  return at < 0 ? '' : req.originalUrl.slice(at);
 }

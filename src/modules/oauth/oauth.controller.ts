@@ -13,7 +13,9 @@ import {
 import type { Request, Response } from 'express';
 import { BrowserSessionOnly, CurrentCredential, NotWhileImpersonating, Public } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
+import { optionalCookieSession } from '@/core/auth/strategies';
 import { Clock } from '@/core/clock/clock';
+import { rawQueryOf } from '@/core/http/client-info';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { AuthorizationService, type AuthorizeReply } from './authorization.service';
 import { validateRegistration } from './client-registration';
@@ -141,7 +143,8 @@ export class OAuthController {
     content: HTML,
   })
   async authorize(@Req() req: Request, @Res() res: Response): Promise<void> {
-    reply(res, await this.authorization.authorize(req, res), 302);
+    const session = await optionalCookieSession(req, res);
+    reply(res, await this.authorization.authorize(req.query, rawQueryOf(req), session), 302);
   }
 
   @Post('authorize/decision')

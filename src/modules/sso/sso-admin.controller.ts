@@ -24,6 +24,7 @@ import type { Request, Response } from 'express';
 import { StepUp } from '@/core/auth/access.decorators';
 import { CurrentMembership, type Membership, OrgScoped, Roles } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
+import { CookieService } from '@/core/http/cookies';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
@@ -54,6 +55,7 @@ export class SsoAdminController {
   constructor(
     private readonly admin: SsoAdminService,
     private readonly signIn: SsoSignInService,
+    private readonly cookies: CookieService,
   ) {}
 
   @Get('connections')
@@ -146,10 +148,11 @@ export class SsoAdminController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<SsoConnectionTestDto> {
     const connection = await this.admin.getConnection(membership.organizationId, connectionId);
-    const authorizeUrl = await this.signIn.startTest(connection, membership.userId, res);
+    const started = await this.signIn.startTest(connection, membership.userId);
     await this.admin.recordTest(membership.organizationId, connectionId, actor(membership, req));
+    this.cookies.apply(res, started.cookies);
     res.setHeader('Cache-Control', 'no-store');
-    return { authorize_url: authorizeUrl };
+    return { authorize_url: started.location };
   }
 
   @Get('domains')

@@ -1,9 +1,12 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { Public } from '@/core/auth/access.decorators';
+import { Client, type ClientInfo, QueryParams, RawQuery } from '@/core/http/client-info';
+import { COOKIE, CookieService, CookieValue } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
+import type { BrowserExit } from '@/modules/external-auth/browser-sign-in';
 import { EXTERNAL_CALLBACK_IP, EXTERNAL_START_IP } from '@/modules/external-auth/external-auth.rate-limits';
 import { SsoDiscoverDto, SsoDiscoveryDto, SsoStartQueryDto } from './dto/sso.dto';
 import { SSO_CALLBACK_LIMITS, SsoSignInService } from './sso-sign-in.service';
@@ -14,7 +17,10 @@ const LOCATION = { Location: { description: 'Where the browser goes', schema: { 
 @ApiTags('sso')
 @Controller('auth/sso')
 export class SsoAuthController {
-  constructor(private readonly sso: SsoSignInService) {}
+  constructor(
+    private readonly sso: SsoSignInService,
+    private readonly cookies: CookieService,
+  ) {}
 
   @Public()
   @Post('discover')
@@ -49,9 +55,7 @@ export class SsoAuthController {
     @Query() query: SsoStartQueryDto,
     @Res() res: Response,
   ): Promise<void> {
-    const location = await this.sso.start(connectionId, query.login_hint, res);
-    res.setHeader('Cache-Control', 'no-store');
-    res.redirect(302, location);
+    this.redirect(res, await this.sso.start(connectionId, query.login_hint));
   }
 
   @Public()
@@ -75,9 +79,19 @@ export class SsoAuthController {
   @ApiQuery({ name: 'state', required: false, schema: { type: 'string', maxLength: SSO_CALLBACK_LIMITS.state } })
   @ApiQuery({ name: 'error', required: false, schema: { type: 'string', maxLength: SSO_CALLBACK_LIMITS.error } })
   @ApiResponse({ status: 302, description: 'To the web app', headers: LOCATION })
-  async callback(@Req() req: Request, @Res() res: Response): Promise<void> {
-    const location = await this.sso.callback(req, res);
+  async callback(
+    @QueryParams() query: Record<string, unknown>,
+    @RawQuery() rawQuery: string,
+    @CookieValue(COOKIE.ssoState) stateCookie: string | undefined,
+    @Client() client: ClientInfo,
+    @Res() res: Response,
+  ): Promise<void> {
+    this.redirect(res, await this.sso.callback({ query, rawQuery, stateCookie, client }));
+  }
+
+  private redirect(res: Response, exit: BrowserExit): void {
+    this.cookies.apply(res, exit.cookies);
     res.setHeader('Cache-Control', 'no-store');
-    res.redirect(302, location);
+    res.redirect(302, exit.location);
   }
 }

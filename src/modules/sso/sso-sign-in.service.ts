@@ -1,13 +1,18 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { AuditService } from '@/core/audit/audit.service';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
-import { COOKIE, CookieService } from '@/core/http/cookies';
+import { clearCookie, COOKIE, setCookie } from '@/core/http/cookies';
 import { AccountLinker } from '@/modules/external-auth/account-linker';
-import { BrowserFlowFailure, BrowserSignIn, queryParam, rawQuery } from '@/modules/external-auth/browser-sign-in';
+import {
+  type BrowserExit,
+  BrowserFlowFailure,
+  BrowserSignIn,
+  type CallbackRequest,
+  queryParam,
+} from '@/modules/external-auth/browser-sign-in';
 import { emailDomain, type ExternalIdentity, identityFromClaims } from '@/modules/external-auth/claims';
 import { OidcClients, OidcFlowError, type OidcTarget } from '@/modules/external-auth/oidc-clients';
 import { SIGN_IN_STATE_TTL_SECONDS, SignInStates } from '@/modules/external-auth/sign-in-states';
@@ -43,7 +48,6 @@ export class SsoSignInService {
     private readonly browser: BrowserSignIn,
     private readonly orgs: OrganizationsService,
     private readonly users: UsersService,
-    private readonly cookies: CookieService,
     private readonly crypto: CryptoService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
@@ -64,8 +68,8 @@ export class SsoSignInService {
     return { sso: true, connection_id: connection.id, organization_name: org.name, enforced: verified.enforced };
   }
 
-  /** The identity provider's authorization URL for an enabled connection; sets `svc_sso_state`. */
-  async start(connectionId: string, loginHint: string | null | undefined, res: Response): Promise<string> {
+  /** The identity provider's authorization URL for an enabled connection, with `svc_sso_state`. */
+  async start(connectionId: string, loginHint: string | null | undefined): Promise<BrowserExit> {
     if (!this.config.sso.enabled) {
       throw new ApiError('feature_disabled', 'Single sign-on is not available on this deployment.');
     }
@@ -79,10 +83,9 @@ export class SsoSignInService {
       url = await this.oidc.authorizationUrl(this.target(connection), { ...started, loginHint });
     } catch (err) {
       this.logger.warn({ err, connection: connection.id }, 'SSO sign-in could not start');
-      return this.browser.loginError('sso_provider_unavailable');
+      return { location: this.browser.loginError('sso_provider_unavailable'), cookies: [] };
     }
-    this.cookies.set(res, COOKIE.ssoState, started.state, SIGN_IN_STATE_TTL_SECONDS);
-    return url.href;
+    return { location: url.href, cookies: [setCookie(COOKIE.ssoState, started.state, SIGN_IN_STATE_TTL_SECONDS)] };
   }
 
   /**
@@ -90,7 +93,7 @@ export class SsoSignInService {
    * browser with this response), but the callback validates and stops at `{web_url}/org/sso?test=ok`, opening no
    * session. Works for disabled connections, so a connection can be tried before it is switched on.
    */
-  async startTest(connection: SsoConnectionRow, userId: string, res: Response): Promise<string> {
+  async startTest(connection: SsoConnectionRow, userId: string): Promise<BrowserExit> {
     if (!this.config.sso.enabled) {
       throw new ApiError('feature_disabled', 'Single sign-on is not available on this deployment.');
     }
@@ -110,20 +113,19 @@ export class SsoSignInService {
         "The issuer's OpenID configuration could not be read (`{issuer}/.well-known/openid-configuration`).",
       );
     }
-    this.cookies.set(res, COOKIE.ssoState, started.state, SIGN_IN_STATE_TTL_SECONDS);
-    return url.href;
+    return { location: url.href, cookies: [setCookie(COOKIE.ssoState, started.state, SIGN_IN_STATE_TTL_SECONDS)] };
   }
 
   /** Always a redirect: the dashboard, the two-factor step, a test result, or the login page with an error. */
-  async callback(req: Request, res: Response): Promise<string> {
-    const cookie = (req.cookies as Record<string, string> | undefined)?.[COOKIE.ssoState];
-    this.cookies.clear(res, COOKIE.ssoState);
+  async callback(request: CallbackRequest): Promise<BrowserExit> {
+    const cleared = clearCookie(COOKIE.ssoState);
+    const cookie = request.stateCookie;
     let test = false;
     try {
       if (!this.config.sso.enabled) throw new BrowserFlowFailure('feature_disabled');
-      const state = queryParam(req, 'state', SSO_CALLBACK_LIMITS.state, 'sso_invalid_request');
-      const code = queryParam(req, 'code', SSO_CALLBACK_LIMITS.code, 'sso_invalid_request');
-      const error = queryParam(req, 'error', SSO_CALLBACK_LIMITS.error, 'sso_invalid_request');
+      const state = queryParam(request.query, 'state', SSO_CALLBACK_LIMITS.state, 'sso_invalid_request');
+      const code = queryParam(request.query, 'code', SSO_CALLBACK_LIMITS.code, 'sso_invalid_request');
+      const error = queryParam(request.query, 'error', SSO_CALLBACK_LIMITS.error, 'sso_invalid_request');
 
       // 1. The state is single use and bound to this browser.
       if (!state || !cookie || !this.crypto.safeEqual(cookie, state)) throw new BrowserFlowFailure('sso_invalid_state');
@@ -138,9 +140,9 @@ export class SsoSignInService {
       }
 
       // 2. The code is exchanged with PKCE; 3. the ID token is validated.
-      const identity = await this.exchange(connection, state, started, req);
+      const identity = await this.exchange(connection, state, started, request.rawQuery);
       await this.checkInstitutionClaims(connection, identity);
-      if (test) return this.browser.web('/org/sso?test=ok');
+      if (test) return { location: this.browser.web('/org/sso?test=ok'), cookies: [cleared] };
 
       // 4. The email's domain must be verified by the connection's organization.
       const domain = emailDomain(identity.email);
@@ -160,7 +162,7 @@ export class SsoSignInService {
             organizationId: connection.organization_id,
             targetType: 'user',
             targetId: user.id,
-            ip: req.ip,
+            ip: request.client.ip,
             metadata: { role: 'student', connection_id: connection.id },
           },
           tx,
@@ -168,13 +170,15 @@ export class SsoSignInService {
       });
       await this.users.setLastOrganization(user.id, connection.organization_id);
       const fresh = await this.users.getById(user.id);
-      return await this.browser.enter(fresh, req, res, { organizationId: connection.organization_id });
+      const exit = await this.browser.enter(fresh, request.client, { organizationId: connection.organization_id });
+      return { location: exit.location, cookies: [cleared, ...exit.cookies] };
     } catch (err) {
       const code = err instanceof BrowserFlowFailure ? err.code : 'sso_failed';
       if (!(err instanceof BrowserFlowFailure)) this.logger.error({ err }, 'SSO sign-in failed unexpectedly');
-      return test
+      const location = test
         ? this.browser.web(`/org/sso?test=failed&error=${encodeURIComponent(code)}`)
         : this.browser.loginError(code);
+      return { location, cookies: [cleared] };
     }
   }
 
@@ -182,11 +186,11 @@ export class SsoSignInService {
     connection: SsoConnectionRow,
     state: string,
     started: { nonce: string; codeVerifier: string },
-    req: Request,
+    rawQuery: string,
   ): Promise<ExternalIdentity> {
     let claims: Record<string, unknown>;
     try {
-      claims = await this.oidc.exchange(this.target(connection), new URL(`${this.redirectUri}${rawQuery(req)}`), {
+      claims = await this.oidc.exchange(this.target(connection), new URL(`${this.redirectUri}${rawQuery}`), {
         state,
         nonce: started.nonce,
         codeVerifier: started.codeVerifier,
