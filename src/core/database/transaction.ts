@@ -32,3 +32,19 @@ export class TransactionRunner {
     return result;
   }
 }
+
+/**
+ * Runs `work` under a savepoint of `tx`: when it throws, only its own writes are undone and the transaction
+ * goes on (one bad row of a batch does not roll back the others); the error is rethrown to the caller.
+ */
+export async function withSavepoint<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
+  await tx.manager.query('SAVEPOINT unit');
+  try {
+    const result = await work();
+    await tx.manager.query('RELEASE SAVEPOINT unit');
+    return result;
+  } catch (err) {
+    await tx.manager.query('ROLLBACK TO SAVEPOINT unit');
+    throw err;
+  }
+}

@@ -10,6 +10,7 @@ import { ExternalIdentitiesRepository } from './external-identities.repository';
 import { OidcClients } from './oidc-clients';
 import { ProviderSignInService } from './provider-sign-in.service';
 import { SignInStates } from './sign-in-states';
+import { SignInStatesRepository } from './sign-in-states.repository';
 
 /**
  * Sign-in through OpenID Connect providers: Google and Microsoft here, and the machinery (discovery, states,
@@ -25,6 +26,7 @@ import { SignInStates } from './sign-in-states';
     OidcClients,
     ProviderSignInService,
     SignInStates,
+    SignInStatesRepository,
     LinkedIdentitiesPersonalData,
     SignInStartsPersonalData,
   ],

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { AuditService } from '@/core/audit/audit.service';
 import { isAdmin, ORG_ROLES, type OrgRole } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
-import { type Tx, TransactionRunner } from '@/core/database/transaction';
+import { type Tx, TransactionRunner, withSavepoint } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { JobsService } from '@/core/queue/jobs.service';
 import { CohortsService } from '@/modules/cohorts/cohorts.service';
@@ -155,13 +155,10 @@ export class MemberImportService {
   }
 
   private async applyRow(ctx: RunContext, row: PendingRow, tx: Tx): Promise<void> {
-    await tx.manager.query('SAVEPOINT import_row');
     let outcome: [RowOutcome, string | null];
     try {
-      outcome = await this.decide(ctx, row, tx);
-      await tx.manager.query('RELEASE SAVEPOINT import_row');
+      outcome = await withSavepoint(tx, () => this.decide(ctx, row, tx));
     } catch (err) {
-      await tx.manager.query('ROLLBACK TO SAVEPOINT import_row');
       outcome = ['failed', err instanceof ApiError ? err.message : 'The row could not be applied.'];
       if (!(err instanceof ApiError))
         this.logger.warn({ err, import_id: row.import_id, row: row.row }, 'Import row failed');

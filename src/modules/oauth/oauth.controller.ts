@@ -14,11 +14,10 @@ import type { Request, Response } from 'express';
 import { BrowserSessionOnly, CurrentCredential, NotWhileImpersonating, Public } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { optionalCookieSession } from '@/core/auth/strategies';
-import { Clock } from '@/core/clock/clock';
 import { rawQueryOf } from '@/core/http/client-info';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { AuthorizationService, type AuthorizeReply } from './authorization.service';
-import { validateRegistration } from './client-registration';
+import { ClientRegistrationService } from './client-registration.service';
 import {
   AuthorizeDecisionDto,
   ClientRegistrationDto,
@@ -29,7 +28,6 @@ import {
   TokenResponseDto,
 } from './dto/oauth.dto';
 import { OAuthError, sendOAuthError } from './oauth-errors';
-import { OAuthRepository } from './oauth.repository';
 import { AUTHORIZE_IP, DECISION_ACCOUNT, REGISTER_IP, REVOKE_IP, TOKEN_IP } from './oauth.rate-limits';
 import { sendPage } from './pages';
 import { TokenService } from './token.service';
@@ -69,8 +67,7 @@ export class OAuthController {
   constructor(
     private readonly authorization: AuthorizationService,
     private readonly tokens: TokenService,
-    private readonly repo: OAuthRepository,
-    private readonly clock: Clock,
+    private readonly registration: ClientRegistrationService,
   ) {}
 
   @Public()
@@ -96,15 +93,7 @@ export class OAuthController {
   async register(@Body() body: unknown, @Req() req: Request, @Res() res: Response): Promise<void> {
     await protocol(res, 201, async () => {
       if (!req.is(JSON_BODY)) throw new OAuthError('invalid_request', `The body must be ${JSON_BODY}.`);
-      const metadata = validateRegistration(body);
-      const client = await this.repo.insertClient(metadata, this.clock.now());
-      // RFC 7591 3.2.1: the registered metadata, with the fields the client did not set left out (not null).
-      const registered = Object.fromEntries(Object.entries(metadata).filter(([, value]) => value !== null));
-      return {
-        client_id: client.id,
-        client_id_issued_at: Math.floor(client.created_at.getTime() / 1000),
-        ...registered,
-      };
+      return this.registration.register(body);
     });
   }
 

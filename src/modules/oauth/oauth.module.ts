@@ -2,6 +2,7 @@ import { Module, type OnModuleInit } from '@nestjs/common';
 import { UsersModule } from '@/modules/users/users.module';
 import { IntegrationsRegistry } from '@/modules/users/integrations.registry';
 import { AuthorizationService } from './authorization.service';
+import { ClientRegistrationService } from './client-registration.service';
 import { IntegrationsController } from './integrations.controller';
 import { OAuthController } from './oauth.controller';
 import { OAuthPersonalData } from './oauth.personal-data';
@@ -18,7 +19,15 @@ import { WellKnownController } from './well-known.controller';
 @Module({
   imports: [UsersModule],
   controllers: [OAuthController, WellKnownController, IntegrationsController],
-  providers: [AuthorizationService, OAuthRepository, OAuthServer, OAuthTokenStrategy, TokenService, OAuthPersonalData],
+  providers: [
+    AuthorizationService,
+    ClientRegistrationService,
+    OAuthRepository,
+    OAuthServer,
+    OAuthTokenStrategy,
+    TokenService,
+    OAuthPersonalData,
+  ],
   exports: [TokenService],
 })
 export class OAuthModule implements OnModuleInit {
