@@ -78,7 +78,7 @@ export function resolveError(exception: unknown): Resolved & { unexpected: boole
       return { status: parser.status, code: d.code, message: d.message, unexpected: false };
     }
   }
-  const pgCode = (exception as { driverError?: { code?: string }; code?: string })?.driverError?.code;
+  const pgCode = (exception as { driverError?: { code?: string } } | null)?.driverError?.code;
   if (pgCode && PG_CLIENT_ERRORS[pgCode]) {
     return { ...PG_CLIENT_ERRORS[pgCode], unexpected: pgCode === '57014' };
   }

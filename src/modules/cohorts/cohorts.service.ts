@@ -5,6 +5,7 @@ import { Clock } from '@/core/clock/clock';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
+import { isForeignKeyViolation } from '@/core/database/constraint-violation';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
 import { UsersService } from '@/modules/users/users.service';
 import { type CohortRole, type CohortRow, CohortsRepository, type CohortValues } from './cohorts.repository';
@@ -21,13 +22,6 @@ import type {
 export type InstituteLinkCheck = (organizationId: string, instituteId: string, tx?: Tx) => Promise<boolean>;
 
 const UPDATABLE = ['name', 'institute_id', 'starts_on', 'ends_on'] as const;
-
-/** PostgreSQL's foreign-key violation. */
-const FOREIGN_KEY_VIOLATION = '23503';
-
-function driverError(err: unknown): { code?: string; constraint?: string } | undefined {
-  return (err as { driverError?: { code?: string; constraint?: string } }).driverError;
-}
 
 /**
  * Cohorts of an organization. Other areas (invitations, member import, teacher views, certificates) use this
@@ -245,9 +239,8 @@ export class CohortsService {
       })
       .catch((err: unknown) => {
         // The membership or the cohort went away between the checks and the insert.
-        const e = driverError(err);
-        if (e?.code === FOREIGN_KEY_VIOLATION && e.constraint?.includes('user')) throw notMember();
-        if (e?.code === FOREIGN_KEY_VIOLATION) throw ApiError.notFound();
+        if (isForeignKeyViolation(err, 'user')) throw notMember();
+        if (isForeignKeyViolation(err)) throw ApiError.notFound();
         throw err;
       });
     return { member: { cohort_id: cohortId, user_id: userId, role: dto.role }, created: previousRole === null };
@@ -319,8 +312,7 @@ export class CohortsService {
 
 /** The institute was deleted between the check and the write. */
 function instituteGone(err: unknown): never {
-  const e = driverError(err);
-  if (e?.code === FOREIGN_KEY_VIOLATION && e.constraint?.includes('institute')) {
+  if (isForeignKeyViolation(err, 'institute')) {
     throw ApiError.validation([
       { field: 'institute_id', message: 'institute_id must be an institute linked to this organization' },
     ]);

@@ -6,6 +6,7 @@ import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError, type ErrorDetail } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
+import { isForeignKeyViolation, isUniqueViolation } from '@/core/database/constraint-violation';
 import { CatalogService } from '@/modules/courses/catalog.service';
 import { UUID_RE } from '@/modules/courses/catalog-sql';
 import { ProgressService } from '@/modules/progress/progress.service';
@@ -31,13 +32,6 @@ import {
 import { insertAt, moveTo, positionProblem, removeFrom } from './positions';
 import { quizProblems } from './quiz-rules';
 import { isValidSlug, numberedSlug, slugFromTitle, suffixedSlug } from './slug';
-
-const UNIQUE_VIOLATION = '23505';
-const FOREIGN_KEY_VIOLATION = '23503';
-
-function driverError(err: unknown): { code?: string; constraint?: string; table?: string } | undefined {
-  return (err as { driverError?: { code?: string; constraint?: string; table?: string } }).driverError;
-}
 
 const slugTaken = (): ApiError => ApiError.conflict('slug_taken', 'That slug is already in use.');
 const unknownOrganizations = (): ApiError =>
@@ -135,12 +129,11 @@ export class EditorService {
         });
         return this.get(id);
       } catch (err) {
-        const e = driverError(err);
-        if (e?.code === UNIQUE_VIOLATION && e.constraint === 'courses_slug_uq') {
+        if (isUniqueViolation(err, 'courses_slug_uq')) {
           if (dto.slug !== undefined || attempt >= 3) throw slugTaken();
           continue;
         }
-        if (e?.code === FOREIGN_KEY_VIOLATION) throw unknownOrganizations();
+        if (isForeignKeyViolation(err)) throw unknownOrganizations();
         throw err;
       }
     }
@@ -188,9 +181,8 @@ export class EditorService {
         );
       })
       .catch((err: unknown) => {
-        const e = driverError(err);
-        if (e?.code === UNIQUE_VIOLATION && e.constraint === 'courses_slug_uq') throw slugTaken();
-        if (e?.code === FOREIGN_KEY_VIOLATION) throw unknownOrganizations();
+        if (isUniqueViolation(err, 'courses_slug_uq')) throw slugTaken();
+        if (isForeignKeyViolation(err)) throw unknownOrganizations();
         throw err;
       });
     return this.get(id);
@@ -223,7 +215,7 @@ export class EditorService {
         );
       })
       .catch((err: unknown) => {
-        if (driverError(err)?.code === FOREIGN_KEY_VIOLATION) throw courseInUse();
+        if (isForeignKeyViolation(err)) throw courseInUse();
         throw err;
       });
   }

@@ -7,6 +7,7 @@ import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
+import { isUniqueViolation } from '@/core/database/constraint-violation';
 import { DEFAULT_TIME_ZONE } from '@/core/time/local-time';
 import { UsersService } from '@/modules/users/users.service';
 import type {
@@ -151,7 +152,7 @@ export class OrganizationsService extends TenancyResolver {
         return created;
       })
       .catch((err: unknown) => {
-        if ((err as { driverError?: { constraint?: string } }).driverError?.constraint === 'organizations_slug_uq') {
+        if (isUniqueViolation(err, 'organizations_slug_uq')) {
           throw ApiError.conflict('slug_taken', 'That slug is already in use.');
         }
         throw err;

@@ -4,6 +4,7 @@ import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError, type ErrorDetail } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
+import { isUniqueViolation } from '@/core/database/constraint-violation';
 import { CatalogService } from '@/modules/courses/catalog.service';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
 import { ProgressService } from '@/modules/progress/progress.service';
@@ -19,15 +20,12 @@ import { coursesMet } from './program-requirements';
 import { type PathCourseRow, type PathRow, PathsRepository, type PathValues } from './paths.repository';
 import { ProgramsRepository } from './programs.repository';
 
-const UNIQUE_VIOLATION = '23505';
-
 function slugTaken(): ApiError {
   return ApiError.conflict('slug_taken', 'That slug is already in use.');
 }
 
 function isSlugViolation(err: unknown): boolean {
-  const e = (err as { driverError?: { code?: string; constraint?: string } }).driverError;
-  return e?.code === UNIQUE_VIOLATION && e.constraint === 'learning_paths_slug_uq';
+  return isUniqueViolation(err, 'learning_paths_slug_uq');
 }
 
 export function capstoneOf(row: PathRow): { title: string; instructions_md: string; passing_score: number } | null {

@@ -4,6 +4,7 @@ import { Clock } from '@/core/clock/clock';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
+import { isForeignKeyViolation } from '@/core/database/constraint-violation';
 import { CertificatesService } from '@/modules/certificates/certificates.service';
 import { CatalogService, type LearnerState } from '@/modules/courses/catalog.service';
 import { UUID_RE } from '@/modules/courses/catalog-sql';
@@ -22,12 +23,7 @@ export interface CourseProgress {
   last_activity_at: Date;
 }
 
-const FOREIGN_KEY_VIOLATION = '23503';
 const notEnrolled = (): ApiError => ApiError.forbidden('Enroll in the course first.', 'not_enrolled');
-
-function isForeignKeyViolation(err: unknown): boolean {
-  return (err as { driverError?: { code?: string } }).driverError?.code === FOREIGN_KEY_VIOLATION;
-}
 
 /**
  * Enrollment and completion. Other areas (programs, teacher views) use this exported service; they never query

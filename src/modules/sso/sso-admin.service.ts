@@ -5,6 +5,7 @@ import { CryptoService } from '@/core/crypto/crypto.service';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
+import { isUniqueViolation } from '@/core/database/constraint-violation';
 import { OidcClients } from '@/modules/external-auth/oidc-clients';
 import type { CreateSsoConnectionDto, SsoConnectionDto, SsoDomainDto, UpdateSsoConnectionDto } from './dto/sso.dto';
 import { DomainVerifier } from './domain-verifier';
@@ -170,7 +171,7 @@ export class SsoAdminService {
         return created;
       })
       .catch((err: unknown) => {
-        if (pgConstraint(err) === 'sso_domains_org_domain_uq') {
+        if (isUniqueViolation(err, 'sso_domains_org_domain_uq')) {
           throw ApiError.conflict('domain_already_added', 'This organization already has this domain.');
         }
         throw err;
@@ -201,7 +202,7 @@ export class SsoAdminService {
       })
       .catch((err: unknown) => {
         // Two organizations verifying the same domain at once: the unique index lets one win.
-        if (pgConstraint(err) === 'sso_domains_verified_uq') throw DOMAIN_TAKEN();
+        if (isUniqueViolation(err, 'sso_domains_verified_uq')) throw DOMAIN_TAKEN();
         throw err;
       });
     return this.domainDto(verified);
@@ -256,8 +257,4 @@ export class SsoAdminService {
       tx,
     );
   }
-}
-
-function pgConstraint(err: unknown): string | undefined {
-  return (err as { driverError?: { constraint?: string } }).driverError?.constraint;
 }

@@ -9,6 +9,7 @@ import { CryptoService } from '@/core/crypto/crypto.service';
 import type { Tx } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { type Locale, resolveLocale } from '@/core/mail/mail-template';
+import { isUniqueViolation } from '@/core/database/constraint-violation';
 import type { UserDto } from './dto/user.dto';
 import type { UpdateProfileDto } from './dto/profile.dto';
 import {
@@ -74,7 +75,7 @@ export class UsersService {
         );
       } catch (err) {
         // Two new accounts chose the same handle at once: pick another.
-        if (attempt < 5 && (err as { driverError?: { code?: string } }).driverError?.code === '23505') continue;
+        if (attempt < 5 && isUniqueViolation(err)) continue;
         throw err;
       }
     }
