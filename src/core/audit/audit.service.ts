@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import type { Tx } from '@/core/database/transaction';
 
@@ -32,8 +33,8 @@ export class AuditService {
     for (const key of Object.keys(metadata)) {
       if (PERSONAL_KEYS.test(key)) throw new Error(`Audit metadata must not hold personal data (key "${key}")`);
     }
-    const db = tx?.manager ?? this.dataSource.manager;
-    await db.query(
+    const manager = db(this.dataSource, tx);
+    await manager.query(
       `INSERT INTO audit_log (action, actor_id, organization_id, target_type, target_id, ip_fingerprint, metadata)
        VALUES ($1, $2, $3, $4, $5, $6, $7)`,
       [

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import { SharedCache } from '@/core/cache/cache';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import type { Tx } from '@/core/database/transaction';
@@ -44,7 +45,7 @@ export class ApiKeysRepository {
     },
     tx?: Tx,
   ): Promise<ApiKeyRow> {
-    const rows = await (tx?.manager ?? this.dataSource.manager).query<ApiKeyRow[]>(
+    const rows = await db(this.dataSource, tx).query<ApiKeyRow[]>(
       `INSERT INTO api_keys (user_id, organization_id, name, prefix, token_hash, access, created_at, expires_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING ${COLUMNS}`,
       [
@@ -79,9 +80,7 @@ export class ApiKeysRepository {
 
   /** Revokes one of this person's tokens; returns it, or null when there is none. */
   async revoke(id: string, userId: string, now: Date, tx?: Tx): Promise<ApiKeyRow | null> {
-    const [rows] = await (tx?.manager ?? this.dataSource.manager).query<
-      [(ApiKeyRow & { token_hash: string })[], number]
-    >(
+    const [rows] = await db(this.dataSource, tx).query<[(ApiKeyRow & { token_hash: string })[], number]>(
       `UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}, token_hash`,
       [id, userId, now],
     );
@@ -92,7 +91,7 @@ export class ApiKeysRepository {
 
   /** Revokes every live token of this person in this organization (they left it); returns how many. */
   async revokeAllFor(organizationId: string, userId: string, now: Date, tx?: Tx): Promise<number> {
-    const [rows] = await (tx?.manager ?? this.dataSource.manager).query<[{ token_hash: string }[], number]>(
+    const [rows] = await db(this.dataSource, tx).query<[{ token_hash: string }[], number]>(
       `UPDATE api_keys SET revoked_at = $3 WHERE organization_id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING token_hash`,
       [organizationId, userId, now],
     );

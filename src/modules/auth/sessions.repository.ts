@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import { SharedCache } from '@/core/cache/cache';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import type { Tx } from '@/core/database/transaction';
@@ -31,10 +32,6 @@ export class SessionsRepository {
     this.cache = new SharedCache<SessionRow>('session', bus, { max: 100_000, ttlMs: 60_000 });
   }
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   async create(
     values: {
       userId: string;
@@ -47,7 +44,7 @@ export class SessionsRepository {
     },
     tx?: Tx,
   ): Promise<SessionRow> {
-    const rows = await this.db(tx).query<SessionRow[]>(
+    const rows = await db(this.dataSource, tx).query<SessionRow[]>(
       `INSERT INTO sessions (user_id, device, ip_fingerprint, created_at, last_seen_at, expires_at, impersonator_id, impersonation_expires_at)
        VALUES ($1, $2, $3, $4, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
       [
@@ -64,7 +61,7 @@ export class SessionsRepository {
   }
 
   async addRefreshToken(sessionId: string, tokenHash: string, now: Date, expiresAt: Date, tx?: Tx): Promise<void> {
-    await this.db(tx).query(
+    await db(this.dataSource, tx).query(
       `INSERT INTO refresh_tokens (session_id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
       [sessionId, tokenHash, now, expiresAt],
     );
@@ -97,12 +94,13 @@ export class SessionsRepository {
 
   async findById(id: string, tx?: Tx): Promise<SessionRow | null> {
     const load = async (): Promise<SessionRow | null> =>
-      (await this.db(tx).query<SessionRow[]>(`SELECT ${COLUMNS} FROM sessions WHERE id = $1`, [id]))[0] ?? null;
+      (await db(this.dataSource, tx).query<SessionRow[]>(`SELECT ${COLUMNS} FROM sessions WHERE id = $1`, [id]))[0] ??
+      null;
     return tx ? load() : this.cache.getOrLoad(id, load);
   }
 
   async touch(sessionId: string, now: Date, expiresAt: Date, tx?: Tx): Promise<void> {
-    await this.db(tx).query(`UPDATE sessions SET last_seen_at = $2, expires_at = $3 WHERE id = $1`, [
+    await db(this.dataSource, tx).query(`UPDATE sessions SET last_seen_at = $2, expires_at = $3 WHERE id = $1`, [
       sessionId,
       now,
       expiresAt,
@@ -121,7 +119,7 @@ export class SessionsRepository {
 
   /** Revokes one live session of this person; false when there is none (not theirs, or already revoked). */
   async revoke(sessionId: string, userId: string, reason: string, now: Date, tx?: Tx): Promise<boolean> {
-    const [, count] = await this.db(tx).query<[unknown[], number]>(
+    const [, count] = await db(this.dataSource, tx).query<[unknown[], number]>(
       `UPDATE sessions SET revoked_at = $3, revoked_reason = $4 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL`,
       [sessionId, userId, now, reason],
     );
@@ -136,7 +134,7 @@ export class SessionsRepository {
     now: Date,
     tx?: Tx,
   ): Promise<number> {
-    const [rows] = await this.db(tx).query<[{ id: string }[], number]>(
+    const [rows] = await db(this.dataSource, tx).query<[{ id: string }[], number]>(
       `UPDATE sessions SET revoked_at = $3, revoked_reason = $4
        WHERE user_id = $1 AND revoked_at IS NULL AND ($2::uuid IS NULL OR id <> $2::uuid) AND expires_at > $3
        RETURNING id`,

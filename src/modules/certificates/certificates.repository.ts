@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import type { Pool } from 'pg';
-import { DataSource, type EntityManager, type QueryRunner } from 'typeorm';
+import { DataSource, type QueryRunner } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { CertificateType } from './certificate-code';
 import type { CertificateStatus } from './certificate-export';
@@ -77,10 +78,6 @@ export interface ExportCursor {
 export class CertificatesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   /**
    * Inserts unless the code is taken or the person already holds an active certificate for the same course or
    * program in this organization (the partial unique indexes); returns the row only when it was inserted.
@@ -125,7 +122,7 @@ export class CertificatesRepository {
     tx?: Tx,
   ): Promise<IssuedCertificateRow | null> {
     const column = type === 'course' ? 'course_id' : 'path_id';
-    const rows = await this.db(tx).query<IssuedCertificateRow[]>(
+    const rows = await db(this.dataSource, tx).query<IssuedCertificateRow[]>(
       `SELECT ${CERTIFICATE_COLUMNS} FROM issued_certificates
        WHERE organization_id = $1 AND user_id = $2 AND type = $3 AND ${column} = $4 AND status = 'active'`,
       [organizationId, userId, type, subjectId],
@@ -160,7 +157,7 @@ export class CertificatesRepository {
   }
 
   async findInOrganization(organizationId: string, id: string, tx?: Tx): Promise<CertificateView | null> {
-    const rows = await this.db(tx).query<CertificateView[]>(
+    const rows = await db(this.dataSource, tx).query<CertificateView[]>(
       `SELECT ${VIEW_COLUMNS} FROM ${VIEW_FROM} WHERE c.organization_id = $1 AND c.id = $2`,
       [organizationId, id],
     );

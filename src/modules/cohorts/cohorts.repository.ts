@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 
 export interface CohortRow {
@@ -50,12 +51,8 @@ function likeContains(q: string): string {
 export class CohortsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   async findById(organizationId: string, cohortId: string, tx?: Tx): Promise<CohortRow | null> {
-    const rows = await this.db(tx).query<CohortRow[]>(
+    const rows = await db(this.dataSource, tx).query<CohortRow[]>(
       `SELECT ${COLUMNS} FROM cohorts WHERE organization_id = $1 AND id = $2`,
       [organizationId, cohortId],
     );
@@ -72,7 +69,7 @@ export class CohortsRepository {
   }
 
   async findByName(organizationId: string, name: string, tx?: Tx): Promise<CohortRow | null> {
-    const rows = await this.db(tx).query<CohortRow[]>(
+    const rows = await db(this.dataSource, tx).query<CohortRow[]>(
       `SELECT ${COLUMNS} FROM cohorts WHERE organization_id = $1 AND lower(name) = lower($2) ORDER BY created_at LIMIT 1`,
       [organizationId, name],
     );
@@ -208,7 +205,7 @@ export class CohortsRepository {
     now: Date,
     tx?: Tx,
   ): Promise<{ previousRole: CohortRole | null }> {
-    const rows = await this.db(tx).query<{ previous_role: CohortRole | null }[]>(
+    const rows = await db(this.dataSource, tx).query<{ previous_role: CohortRole | null }[]>(
       `WITH prev AS (
          SELECT role FROM cohort_members WHERE cohort_id = $1 AND user_id = $3 AND organization_id = $2
        )
@@ -230,7 +227,7 @@ export class CohortsRepository {
   }
 
   async cohortIdsOfMember(organizationId: string, userId: string, role?: CohortRole, tx?: Tx): Promise<string[]> {
-    const rows = await this.db(tx).query<{ cohort_id: string }[]>(
+    const rows = await db(this.dataSource, tx).query<{ cohort_id: string }[]>(
       `SELECT cohort_id FROM cohort_members WHERE organization_id = $1 AND user_id = $2 AND ($3::text IS NULL OR role = $3)`,
       [organizationId, userId, role ?? null],
     );

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import { textQuery, UUID_RE, visibleTo } from './catalog-sql';
 import type { Language, Level } from './dto/course.dto';
@@ -103,14 +104,10 @@ const RATING_JOIN = `LEFT JOIN LATERAL (
 export class CoursesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   /** Any course by id or slug, whatever its status (callers decide what the caller may see). */
   async findByIdOrSlug(idOrSlug: string, tx?: Tx): Promise<CourseRow | null> {
     const byId = UUID_RE.test(idOrSlug);
-    const rows = await this.db(tx).query<CourseRow[]>(
+    const rows = await db(this.dataSource, tx).query<CourseRow[]>(
       `SELECT ${COURSE_COLUMNS} FROM courses c WHERE ${byId ? 'c.id = $1' : 'c.slug = $1'}`,
       [idOrSlug.toLowerCase()],
     );
@@ -118,7 +115,7 @@ export class CoursesRepository {
   }
 
   async isVisible(organizationId: string, courseId: string, tx?: Tx): Promise<boolean> {
-    const rows = await this.db(tx).query<unknown[]>(
+    const rows = await db(this.dataSource, tx).query<unknown[]>(
       `SELECT 1 FROM courses c WHERE c.id = $2 AND ${visibleTo('c', '$1')}`,
       [organizationId, courseId],
     );
@@ -182,7 +179,7 @@ export class CoursesRepository {
   }
 
   async outline(courseId: string, tx?: Tx): Promise<OutlineRow[]> {
-    return this.db(tx).query<OutlineRow[]>(
+    return db(this.dataSource, tx).query<OutlineRow[]>(
       `SELECT l.id, l.position, l.title, l.estimated_minutes,
          EXISTS (SELECT 1 FROM quizzes q WHERE q.lesson_id = l.id) AS has_quiz
        FROM lessons l WHERE l.course_id = $1 ORDER BY l.position`,
@@ -191,7 +188,7 @@ export class CoursesRepository {
   }
 
   async lesson(courseId: string, lessonId: string, tx?: Tx): Promise<LessonRow | null> {
-    const rows = await this.db(tx).query<LessonRow[]>(
+    const rows = await db(this.dataSource, tx).query<LessonRow[]>(
       `SELECT l.id, l.course_id, l.position, l.title, l.content_md, l.estimated_minutes,
          EXISTS (SELECT 1 FROM quizzes q WHERE q.lesson_id = l.id) AS has_quiz
        FROM lessons l WHERE l.course_id = $1 AND l.id = $2`,
@@ -201,7 +198,7 @@ export class CoursesRepository {
   }
 
   async countLessons(courseId: string, tx?: Tx): Promise<number> {
-    const rows = await this.db(tx).query<{ n: number }[]>(
+    const rows = await db(this.dataSource, tx).query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM lessons WHERE course_id = $1`,
       [courseId],
     );
@@ -212,19 +209,19 @@ export class CoursesRepository {
   async quizzes(lessonIds: string[], tx?: Tx): Promise<Map<string, QuizRow>> {
     const out = new Map<string, QuizRow>();
     if (lessonIds.length === 0) return out;
-    const db = this.db(tx);
-    const quizzes = await db.query<{ id: string; lesson_id: string; passing_score: number }[]>(
+    const manager = db(this.dataSource, tx);
+    const quizzes = await manager.query<{ id: string; lesson_id: string; passing_score: number }[]>(
       `SELECT id, lesson_id, passing_score FROM quizzes WHERE lesson_id = ANY($1::uuid[])`,
       [lessonIds],
     );
     if (quizzes.length === 0) return out;
     const quizIds = quizzes.map((q) => q.id);
-    const questions = await db.query<(Omit<QuizQuestionRow, 'options'> & { quiz_id: string })[]>(
+    const questions = await manager.query<(Omit<QuizQuestionRow, 'options'> & { quiz_id: string })[]>(
       `SELECT id, quiz_id, position, prompt, kind, explanation FROM quiz_questions
        WHERE quiz_id = ANY($1::uuid[]) ORDER BY quiz_id, position`,
       [quizIds],
     );
-    const options = await db.query<(QuizOptionRow & { question_id: string })[]>(
+    const options = await manager.query<(QuizOptionRow & { question_id: string })[]>(
       `SELECT o.id, o.question_id, o.position, o.text, o.correct FROM quiz_options o
        JOIN quiz_questions qq ON qq.id = o.question_id
        WHERE qq.quiz_id = ANY($1::uuid[]) ORDER BY o.question_id, o.position`,

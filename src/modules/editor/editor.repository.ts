@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import { textQuery } from '@/modules/courses/catalog-sql';
 import type { Language, Level } from '@/modules/courses/dto/course.dto';
@@ -93,14 +94,11 @@ const LESSON_COLUMNS = `id, course_id, position, title, content_md, estimated_mi
 export class EditorRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   async find(courseId: string, tx?: Tx): Promise<EditorCourseRow | null> {
-    const rows = await this.db(tx).query<EditorCourseRow[]>(`SELECT ${COLUMNS} FROM courses c WHERE c.id = $1`, [
-      courseId,
-    ]);
+    const rows = await db(this.dataSource, tx).query<EditorCourseRow[]>(
+      `SELECT ${COLUMNS} FROM courses c WHERE c.id = $1`,
+      [courseId],
+    );
     return rows[0] ?? null;
   }
 
@@ -219,7 +217,7 @@ export class EditorRepository {
   }
 
   async organizationIds(courseId: string, tx?: Tx): Promise<string[]> {
-    const rows = await this.db(tx).query<{ organization_id: string }[]>(
+    const rows = await db(this.dataSource, tx).query<{ organization_id: string }[]>(
       `SELECT organization_id FROM course_organizations WHERE course_id = $1 ORDER BY organization_id`,
       [courseId],
     );
@@ -240,14 +238,14 @@ export class EditorRepository {
   }
 
   lessons(courseId: string, tx?: Tx): Promise<EditorLessonRow[]> {
-    return this.db(tx).query<EditorLessonRow[]>(
+    return db(this.dataSource, tx).query<EditorLessonRow[]>(
       `SELECT ${LESSON_COLUMNS} FROM lessons WHERE course_id = $1 ORDER BY position`,
       [courseId],
     );
   }
 
   async lesson(courseId: string, lessonId: string, tx?: Tx): Promise<EditorLessonRow | null> {
-    const rows = await this.db(tx).query<EditorLessonRow[]>(
+    const rows = await db(this.dataSource, tx).query<EditorLessonRow[]>(
       `SELECT ${LESSON_COLUMNS} FROM lessons WHERE course_id = $1 AND id = $2`,
       [courseId, lessonId],
     );

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 
 export type IdentityProvider = 'google' | 'microsoft' | 'sso';
@@ -10,7 +11,7 @@ export class ExternalIdentitiesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async findUserId(issuer: string, subject: string, tx?: Tx): Promise<string | null> {
-    const rows = await (tx?.manager ?? this.dataSource.manager).query<{ user_id: string }[]>(
+    const rows = await db(this.dataSource, tx).query<{ user_id: string }[]>(
       `SELECT user_id FROM external_identities WHERE issuer = $1 AND subject = $2`,
       [issuer, subject],
     );
@@ -29,7 +30,7 @@ export class ExternalIdentitiesRepository {
     now: Date,
     tx?: Tx,
   ): Promise<string> {
-    const manager = tx?.manager ?? this.dataSource.manager;
+    const manager = db(this.dataSource, tx);
     await manager.query(
       `INSERT INTO external_identities (user_id, issuer, subject, provider, connection_id, created_at, last_used_at)
        VALUES ($1, $2, $3, $4, $5, $6, $6)

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 
 export interface InstituteRow {
@@ -42,10 +43,6 @@ const LINKED = `(i.created_by_organization_id = $1
 export class InstitutesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   /** Every institute linked to the organization, by name. */
   listLinked(organizationId: string): Promise<InstituteRow[]> {
     return this.dataSource.query<InstituteRow[]>(
@@ -61,7 +58,7 @@ export class InstitutesRepository {
 
   /** The institute when it is linked to the organization, else null; `lock` holds it until the transaction ends. */
   async findLinked(organizationId: string, instituteId: string, tx?: Tx, lock = false): Promise<InstituteRow | null> {
-    const rows = await this.db(tx).query<InstituteRow[]>(
+    const rows = await db(this.dataSource, tx).query<InstituteRow[]>(
       `SELECT ${COLUMNS} FROM institutes i WHERE i.id = $2 AND ${LINKED}${lock ? ' FOR UPDATE OF i' : ''}`,
       [organizationId, instituteId],
     );
@@ -69,16 +66,16 @@ export class InstitutesRepository {
   }
 
   async isLinked(organizationId: string, instituteId: string, tx?: Tx): Promise<boolean> {
-    const rows = await this.db(tx).query<unknown[]>(`SELECT 1 FROM institutes i WHERE i.id = $2 AND ${LINKED}`, [
-      organizationId,
-      instituteId,
-    ]);
+    const rows = await db(this.dataSource, tx).query<unknown[]>(
+      `SELECT 1 FROM institutes i WHERE i.id = $2 AND ${LINKED}`,
+      [organizationId, instituteId],
+    );
     return rows.length > 0;
   }
 
   /** Whether another organization is linked to the institute too (by legacy id, a cohort, or creation). */
   async linkedElsewhere(organizationId: string, instituteId: string, tx?: Tx): Promise<boolean> {
-    const rows = await this.db(tx).query<{ shared: boolean }[]>(
+    const rows = await db(this.dataSource, tx).query<{ shared: boolean }[]>(
       `SELECT EXISTS (SELECT 1 FROM organizations WHERE legacy_institute_id = $2 AND id <> $1)
            OR EXISTS (SELECT 1 FROM cohorts WHERE institute_id = $2 AND organization_id <> $1)
            OR EXISTS (SELECT 1 FROM institutes WHERE id = $2 AND created_by_organization_id <> $1) AS shared`,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { OrgRole } from '@/core/auth/tenancy';
 import type { Tx } from '@/core/database/transaction';
 import type { InvitationStatus, StoredInvitationStatus } from './invitation-rules';
@@ -38,10 +39,6 @@ const STATUS_CONDITION: Record<InvitationStatus, string> = {
 @Injectable()
 export class InvitationsRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
 
   async insert(
     values: {
@@ -97,9 +94,10 @@ export class InvitationsRepository {
   }
 
   async findByTokenHash(tokenHash: string, tx?: Tx): Promise<InvitationRow | null> {
-    const rows = await this.db(tx).query<InvitationRow[]>(`SELECT ${COLUMNS} FROM invitations WHERE token_hash = $1`, [
-      tokenHash,
-    ]);
+    const rows = await db(this.dataSource, tx).query<InvitationRow[]>(
+      `SELECT ${COLUMNS} FROM invitations WHERE token_hash = $1`,
+      [tokenHash],
+    );
     return rows[0] ?? null;
   }
 
@@ -113,7 +111,7 @@ export class InvitationsRepository {
   }
 
   async findInOrganization(organizationId: string, id: string, tx?: Tx): Promise<InvitationRow | null> {
-    const rows = await this.db(tx).query<InvitationRow[]>(
+    const rows = await db(this.dataSource, tx).query<InvitationRow[]>(
       `SELECT ${COLUMNS} FROM invitations WHERE organization_id = $1 AND id = $2`,
       [organizationId, id],
     );

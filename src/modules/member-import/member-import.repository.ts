@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { ImportRow } from './import-file';
 
@@ -102,7 +103,7 @@ export class MemberImportRepository {
     now: Date,
     tx?: Tx,
   ): Promise<void> {
-    await (tx?.manager ?? this.dataSource.manager).query(
+    await db(this.dataSource, tx).query(
       `UPDATE member_imports SET status = $2, error = $3, finished_at = $4 WHERE id = $1`,
       [importId, status, error, now],
     );

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { OrgRole } from '@/core/auth/tenancy';
 import type { Tx } from '@/core/database/transaction';
 
@@ -37,10 +38,6 @@ const SELECT = `SELECT m.user_id, u.name, u.email, m.role, m.joined_at,
 export class MembersRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   /**
    * Newest members first, ties by user id (a stable order for paging). The organization is served by the
    * memberships key, role by memberships_org_role_idx, the cohort by the cohort_members key.
@@ -75,10 +72,10 @@ export class MembersRepository {
 
   /** One member as stored now (inside a transaction: after the organization's member lock). */
   async find(organizationId: string, userId: string, tx?: Tx): Promise<MemberRow | null> {
-    const rows = await this.db(tx).query<MemberRow[]>(`${SELECT} WHERE m.organization_id = $1 AND m.user_id = $2`, [
-      organizationId,
-      userId,
-    ]);
+    const rows = await db(this.dataSource, tx).query<MemberRow[]>(
+      `${SELECT} WHERE m.organization_id = $1 AND m.user_id = $2`,
+      [organizationId, userId],
+    );
     return rows[0] ?? null;
   }
 

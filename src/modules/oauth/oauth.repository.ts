@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import { SharedCache } from '@/core/cache/cache';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import type { Tx } from '@/core/database/transaction';
@@ -95,10 +96,6 @@ export class OAuthRepository {
     bus: InvalidationBus,
   ) {
     this.accessByHash = new SharedCache<AccessTokenRow>('oauth_access_token', bus, { max: 50_000, ttlMs: 60_000 });
-  }
-
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
   }
 
   // Clients.
@@ -203,7 +200,10 @@ export class OAuthRepository {
   }
 
   async findGrant(id: string, tx?: Tx): Promise<GrantRow | null> {
-    const rows = await this.db(tx).query<GrantRow[]>(`SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE id = $1`, [id]);
+    const rows = await db(this.dataSource, tx).query<GrantRow[]>(
+      `SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE id = $1`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
-import { DataSource, type EntityManager, Repository } from 'typeorm';
+import { DataSource, Repository } from 'typeorm';
+import { db } from '@/core/database/db';
 import { SharedCache } from '@/core/cache/cache';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import type { Membership, OrgRole } from '@/core/auth/tenancy';
@@ -30,10 +31,6 @@ export class OrganizationsRepository {
   ) {
     this.orgCache = new SharedCache<OrganizationEntity>('organization', bus, { max: 20_000, ttlMs: 60_000 });
     this.membershipCache = new SharedCache<Membership>('membership', bus, { max: 200_000, ttlMs: 60_000 });
-  }
-
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
   }
 
   findById(id: string, tx?: Tx): Promise<OrganizationEntity | null> {
@@ -85,7 +82,7 @@ export class OrganizationsRepository {
 
   /** Adds the membership; false when the person already is a member (the existing role is kept). */
   async addMember(organizationId: string, userId: string, role: OrgRole, now: Date, tx?: Tx): Promise<boolean> {
-    const rows = await this.db(tx).query<{ user_id: string }[]>(
+    const rows = await db(this.dataSource, tx).query<{ user_id: string }[]>(
       `INSERT INTO memberships (organization_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)
        ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id`,
       [organizationId, userId, role, now],
@@ -122,7 +119,7 @@ export class OrganizationsRepository {
   }
 
   async countByRole(organizationId: string, role: OrgRole, tx?: Tx): Promise<number> {
-    const [row] = await this.db(tx).query<{ n: number }[]>(
+    const [row] = await db(this.dataSource, tx).query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1 AND role = $2`,
       [organizationId, role],
     );
@@ -130,7 +127,7 @@ export class OrganizationsRepository {
   }
 
   async countMembers(organizationId: string, tx?: Tx): Promise<number> {
-    const [row] = await this.db(tx).query<{ n: number }[]>(
+    const [row] = await db(this.dataSource, tx).query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1`,
       [organizationId],
     );

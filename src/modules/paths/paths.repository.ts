@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { PathKind, PathStatus, PathVisibility } from './dto/path.dto';
 
@@ -61,12 +62,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class PathsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   async findById(id: string, tx?: Tx): Promise<PathRow | null> {
-    const rows = await this.db(tx).query<PathRow[]>(`SELECT ${COLUMNS} FROM learning_paths p WHERE p.id = $1`, [id]);
+    const rows = await db(this.dataSource, tx).query<PathRow[]>(
+      `SELECT ${COLUMNS} FROM learning_paths p WHERE p.id = $1`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 
@@ -147,7 +147,7 @@ export class PathsRepository {
   async coursesOf(pathIds: string[], tx?: Tx): Promise<Map<string, PathCourseRow[]>> {
     const out = new Map<string, PathCourseRow[]>(pathIds.map((id) => [id, []]));
     if (pathIds.length === 0) return out;
-    const rows = await this.db(tx).query<PathCourseRow[]>(
+    const rows = await db(this.dataSource, tx).query<PathCourseRow[]>(
       `SELECT path_id, course_id, position, required FROM path_courses
        WHERE path_id = ANY($1::uuid[]) ORDER BY path_id, position`,
       [pathIds],
@@ -159,7 +159,7 @@ export class PathsRepository {
   async organizationsOf(pathIds: string[], tx?: Tx): Promise<Map<string, string[]>> {
     const out = new Map<string, string[]>(pathIds.map((id) => [id, []]));
     if (pathIds.length === 0) return out;
-    const rows = await this.db(tx).query<{ path_id: string; organization_id: string }[]>(
+    const rows = await db(this.dataSource, tx).query<{ path_id: string; organization_id: string }[]>(
       `SELECT path_id, organization_id FROM path_organizations WHERE path_id = ANY($1::uuid[])
        ORDER BY path_id, organization_id`,
       [pathIds],

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 
 export interface EnrollmentRow {
@@ -27,10 +28,6 @@ const ENROLLMENT_COLUMNS = `e.course_id, e.status, e.enrolled_at, e.completed_at
 export class ProgressRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   async completedCourseIds(organizationId: string, userId: string): Promise<string[]> {
     const rows = await this.dataSource.query<{ course_id: string }[]>(
       `SELECT course_id FROM enrollments WHERE organization_id = $1 AND user_id = $2 AND status = 'completed'`,
@@ -40,7 +37,7 @@ export class ProgressRepository {
   }
 
   async find(organizationId: string, userId: string, courseId: string, tx?: Tx): Promise<EnrollmentRow | null> {
-    const rows = await this.db(tx).query<EnrollmentRow[]>(
+    const rows = await db(this.dataSource, tx).query<EnrollmentRow[]>(
       `SELECT ${ENROLLMENT_COLUMNS} FROM enrollments e
        WHERE e.organization_id = $1 AND e.user_id = $2 AND e.course_id = $3`,
       [organizationId, userId, courseId],
@@ -87,7 +84,7 @@ export class ProgressRepository {
   }
 
   async completedLessonIds(organizationId: string, userId: string, courseId: string, tx?: Tx): Promise<string[]> {
-    const rows = await this.db(tx).query<{ lesson_id: string }[]>(
+    const rows = await db(this.dataSource, tx).query<{ lesson_id: string }[]>(
       `SELECT lesson_id FROM lesson_completions WHERE organization_id = $1 AND course_id = $3 AND user_id = $2`,
       [organizationId, userId, courseId],
     );
@@ -135,7 +132,7 @@ export class ProgressRepository {
   }
 
   async touch(organizationId: string, userId: string, courseId: string, now: Date, tx?: Tx): Promise<void> {
-    await this.db(tx).query(
+    await db(this.dataSource, tx).query(
       `UPDATE enrollments SET last_activity_at = GREATEST(last_activity_at, $4)
        WHERE organization_id = $1 AND user_id = $2 AND course_id = $3`,
       [organizationId, userId, courseId, now],
@@ -205,9 +202,10 @@ export class ProgressRepository {
 
   /** Whether anyone, in any organization, is enrolled in the course (the catalog is shared). */
   async anyEnrollment(courseId: string, tx?: Tx): Promise<boolean> {
-    const rows = await this.db(tx).query<unknown[]>(`SELECT 1 FROM enrollments WHERE course_id = $1 LIMIT 1`, [
-      courseId,
-    ]);
+    const rows = await db(this.dataSource, tx).query<unknown[]>(
+      `SELECT 1 FROM enrollments WHERE course_id = $1 LIMIT 1`,
+      [courseId],
+    );
     return rows.length > 0;
   }
 }

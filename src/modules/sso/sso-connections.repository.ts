@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 
 export interface SsoConnectionRow {
@@ -25,10 +26,6 @@ export type SsoConnectionChanges = Partial<Pick<SsoConnectionRow, (typeof UPDATA
 export class SsoConnectionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   async list(
     organizationId: string,
     limit: number,
@@ -49,7 +46,7 @@ export class SsoConnectionsRepository {
   }
 
   async find(organizationId: string, id: string, tx?: Tx): Promise<SsoConnectionRow | null> {
-    const rows = await this.db(tx).query<SsoConnectionRow[]>(
+    const rows = await db(this.dataSource, tx).query<SsoConnectionRow[]>(
       `SELECT ${COLUMNS} FROM sso_connections WHERE organization_id = $1 AND id = $2`,
       [organizationId, id],
     );
@@ -92,7 +89,7 @@ export class SsoConnectionsRepository {
     now: Date,
     tx?: Tx,
   ): Promise<SsoConnectionRow> {
-    const rows = await this.db(tx).query<SsoConnectionRow[]>(
+    const rows = await db(this.dataSource, tx).query<SsoConnectionRow[]>(
       `INSERT INTO sso_connections (organization_id, name, issuer, client_id, client_secret_encrypted, enabled,
          created_by, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8) RETURNING ${COLUMNS}`,
@@ -124,7 +121,7 @@ export class SsoConnectionsRepository {
       params.push(changes[column]);
       sets.push(`${column} = $${params.length}`);
     }
-    const [rows] = await this.db(tx).query<[SsoConnectionRow[], number]>(
+    const [rows] = await db(this.dataSource, tx).query<[SsoConnectionRow[], number]>(
       `UPDATE sso_connections SET ${[...sets, 'updated_at = $3'].join(', ')}
        WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
       params,
@@ -133,7 +130,7 @@ export class SsoConnectionsRepository {
   }
 
   async delete(organizationId: string, id: string, tx?: Tx): Promise<SsoConnectionRow | null> {
-    const [rows] = await this.db(tx).query<[SsoConnectionRow[], number]>(
+    const [rows] = await db(this.dataSource, tx).query<[SsoConnectionRow[], number]>(
       `DELETE FROM sso_connections WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
       [organizationId, id],
     );

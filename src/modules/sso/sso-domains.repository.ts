@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 
 export interface SsoDomainRow {
@@ -19,10 +20,6 @@ const COLUMNS = 'id, organization_id, domain, status, verification_token, enforc
 @Injectable()
 export class SsoDomainsRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
 
   /** The verification of this domain, if an organization holds one (at most one can). */
   async findVerified(domain: string): Promise<SsoDomainRow | null> {
@@ -47,7 +44,7 @@ export class SsoDomainsRepository {
   }
 
   async find(organizationId: string, id: string, tx?: Tx): Promise<SsoDomainRow | null> {
-    const rows = await this.db(tx).query<SsoDomainRow[]>(
+    const rows = await db(this.dataSource, tx).query<SsoDomainRow[]>(
       `SELECT ${COLUMNS} FROM sso_domains WHERE organization_id = $1 AND id = $2`,
       [organizationId, id],
     );
@@ -63,7 +60,7 @@ export class SsoDomainsRepository {
   }
 
   async insert(organizationId: string, domain: string, token: string, now: Date, tx?: Tx): Promise<SsoDomainRow> {
-    const rows = await this.db(tx).query<SsoDomainRow[]>(
+    const rows = await db(this.dataSource, tx).query<SsoDomainRow[]>(
       `INSERT INTO sso_domains (organization_id, domain, verification_token, created_at)
        VALUES ($1, $2, $3, $4) RETURNING ${COLUMNS}`,
       [organizationId, domain, token, now],
@@ -72,7 +69,7 @@ export class SsoDomainsRepository {
   }
 
   async markVerified(organizationId: string, id: string, now: Date, tx?: Tx): Promise<SsoDomainRow | null> {
-    const [rows] = await this.db(tx).query<[SsoDomainRow[], number]>(
+    const [rows] = await db(this.dataSource, tx).query<[SsoDomainRow[], number]>(
       `UPDATE sso_domains SET status = 'verified', verified_at = $3
        WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
       [organizationId, id, now],
@@ -81,7 +78,7 @@ export class SsoDomainsRepository {
   }
 
   async setEnforced(organizationId: string, id: string, enforced: boolean, tx?: Tx): Promise<SsoDomainRow | null> {
-    const [rows] = await this.db(tx).query<[SsoDomainRow[], number]>(
+    const [rows] = await db(this.dataSource, tx).query<[SsoDomainRow[], number]>(
       `UPDATE sso_domains SET enforced = $3 WHERE organization_id = $1 AND id = $2 AND status = 'verified'
        RETURNING ${COLUMNS}`,
       [organizationId, id, enforced],
@@ -90,7 +87,7 @@ export class SsoDomainsRepository {
   }
 
   async delete(organizationId: string, id: string, tx?: Tx): Promise<boolean> {
-    const [, count] = await this.db(tx).query<[unknown[], number]>(
+    const [, count] = await db(this.dataSource, tx).query<[unknown[], number]>(
       `DELETE FROM sso_domains WHERE organization_id = $1 AND id = $2`,
       [organizationId, id],
     );

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectRepository } from '@nestjs/typeorm';
 import { type EntityManager, Repository } from 'typeorm';
+import { db } from '@/core/database/db';
 import { SharedCache } from '@/core/cache/cache';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import type { Tx } from '@/core/database/transaction';
@@ -51,7 +52,7 @@ export class UsersRepository {
     values: { email: string; username: string; locale: string; platformRoles: string[]; now: Date },
     tx?: Tx,
   ): Promise<{ user: UserEntity; created: boolean }> {
-    const manager = tx?.manager ?? this.users.manager;
+    const manager = db(this.users.manager.connection, tx);
     const rows = await manager.query<{ id: string }[]>(
       `INSERT INTO users (email, username, locale, platform_roles, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $5)
@@ -69,7 +70,7 @@ export class UsersRepository {
 
   /** Raises token_version (ending every access token issued before) and returns the new value. */
   async raiseTokenVersion(id: string, tx?: Tx): Promise<number> {
-    const manager = tx?.manager ?? this.users.manager;
+    const manager = db(this.users.manager.connection, tx);
     const [rows] = await manager.query<[{ token_version: number }[], number]>(
       `UPDATE users SET token_version = token_version + 1, updated_at = now() WHERE id = $1 RETURNING token_version`,
       [id],
@@ -120,7 +121,7 @@ export class UsersRepository {
     now: Date,
     tx?: Tx,
   ): Promise<void> {
-    const manager = tx?.manager ?? this.users.manager;
+    const manager = db(this.users.manager.connection, tx);
     await manager.query(
       `INSERT INTO consents (user_id, kind, terms_version, ip_fingerprint, granted_at) VALUES ($1, $2, $3, $4, $5)`,
       [userId, kind, termsVersion, ipFingerprint, now],
