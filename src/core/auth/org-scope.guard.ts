@@ -1,9 +1,8 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '@/core/http/api-error';
+import { isUuid } from '@/core/http/uuid';
 import { ORG_SCOPED, type OrgRole, ROLES, type ScopedRequest, TenancyResolver } from './tenancy';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Enforces `@OrgScoped()` and `@Roles()` on `/organizations/{org_id}/...`; runs right after the credential guard. */
 @Injectable()
@@ -20,7 +19,7 @@ export class OrgScopeGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<ScopedRequest>();
     const credential = req.credential;
     const organizationId = (req.params as Record<string, string | undefined>).org_id;
-    if (!credential || !organizationId || !UUID.test(organizationId)) throw ApiError.notFound();
+    if (!credential || !organizationId || !isUuid(organizationId)) throw ApiError.notFound();
     // A bearer token acts in exactly one organization; anywhere else it finds nothing.
     if (credential.organizationId !== null && credential.organizationId !== organizationId.toLowerCase()) {
       throw ApiError.notFound();

@@ -1,3 +1,5 @@
+import { isUuid } from '@/core/http/uuid';
+
 /**
  * The catalog of domain events (extensions-v2 section 26.1): one typed definition per event, with the area that
  * publishes it and the fields of its payload. The field specs give both the TypeScript payload type (checked at
@@ -338,13 +340,12 @@ export function isEventName(name: string): name is EventName {
   return Object.prototype.hasOwnProperty.call(DOMAIN_EVENTS, name);
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 function checkScalar(kind: string, value: unknown): boolean {
   switch (kind) {
     case 'uuid':
-      return typeof value === 'string' && UUID.test(value);
+      return isUuid(value);
     case 'string':
       return typeof value === 'string';
     case 'integer':

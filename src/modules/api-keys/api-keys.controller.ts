@@ -1,10 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { BrowserSessionOnly, CurrentCredential, NotWhileImpersonating, StepUp } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
+import { UuidPipe } from '@/core/http/uuid';
 import { ApiKeysService } from './api-keys.service';
 import { ApiKeyListDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 
@@ -52,7 +52,7 @@ export class ApiKeysController {
   @ApiErrors(404, [403, 'impersonation_restricted'])
   async revoke(
     @CurrentCredential() credential: Credential,
-    @Param('id', new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() })) id: string,
+    @Param('id', UuidPipe) id: string,
     @Req() req: Request,
   ): Promise<void> {
     await this.keys.revoke(credential, id, req.ip);

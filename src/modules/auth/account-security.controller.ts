@@ -8,6 +8,7 @@ import { Client, type ClientInfo } from '@/core/http/client-info';
 import { CookieService } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
+import { isUuid } from '@/core/http/uuid';
 import { UserDto } from '@/modules/users/dto/user.dto';
 import { UsersService } from '@/modules/users/users.service';
 import { EMAIL_CHANGE_ACCOUNT, EMAIL_CHANGE_IP, EMAIL_CHANGE_VERIFY_ACCOUNT } from './auth.rate-limits';
@@ -24,8 +25,6 @@ import {
 import { EmailChangeService } from './email-change.service';
 import { SessionService } from './session.service';
 import { TwoFactorService } from './two-factor.service';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @ApiTags('users')
 @Controller('me')
@@ -92,7 +91,7 @@ export class AccountSecurityController {
     @Param('session_id') sessionId: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<void> {
-    if (!UUID.test(sessionId) || !(await this.sessions.revoke(sessionId, credential.userId, 'revoked_by_user'))) {
+    if (!isUuid(sessionId) || !(await this.sessions.revoke(sessionId, credential.userId, 'revoked_by_user'))) {
       throw ApiError.notFound('No such session.');
     }
     if (sessionId === credential.sessionId) this.cookies.apply(res, this.sessions.endedCookies());

@@ -1,13 +1,13 @@
-import { Controller, HttpCode, Param, ParseUUIDPipe, Post, Res } from '@nestjs/common';
+import { Controller, HttpCode, Param, Post, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCredential, NotWhileImpersonating, PlatformRoles, StepUp } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
-import { ApiError } from '@/core/http/api-error';
 import { Client, type ClientInfo } from '@/core/http/client-info';
 import { CookieService } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
+import { UuidPipe } from '@/core/http/uuid';
 import { IMPERSONATE_ACCOUNT } from './auth.rate-limits';
 import { ImpersonationStatusDto } from './dto/auth.dto';
 import { ImpersonationService, IMPERSONATION_TTL_SECONDS } from './impersonation.service';
@@ -37,7 +37,7 @@ export class AdminImpersonationController {
   @ApiErrors(404)
   async start(
     @CurrentCredential() credential: Credential,
-    @Param('user_id', new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() })) userId: string,
+    @Param('user_id', UuidPipe) userId: string,
     @Client() client: ClientInfo,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ImpersonationStatusDto> {

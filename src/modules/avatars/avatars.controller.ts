@@ -5,12 +5,12 @@ import { CurrentCredential, MinorAccess } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
+import { isUuid } from '@/core/http/uuid';
 import type { AvatarCatalog } from './avatar-style';
 import { AvatarsService, type RenderedAvatar } from './avatars.service';
 import { AvatarCatalogDto, SavedAvatarDto } from './dto/avatar-catalog.dto';
 import { AvatarPreviewQueryDto, SaveAvatarDto, UserAvatarQueryDto } from './dto/avatar-options.dto';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const AVATAR_CACHE_CONTROL = 'private, max-age=600';
 const SVG_CONTENT_TYPE = 'image/svg+xml; charset=utf-8';
 
@@ -91,7 +91,7 @@ export class AvatarsController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    if (!UUID.test(id)) throw ApiError.notFound();
+    if (!isUuid(id)) throw ApiError.notFound();
     sendSvg(req, res, await this.avatars.forUser(credential, id.toLowerCase()));
   }
 

@@ -1,23 +1,10 @@
-import {
-  Body,
-  Controller,
-  Get,
-  Headers,
-  HttpCode,
-  Logger,
-  Param,
-  ParseUUIDPipe,
-  Post,
-  Query,
-  Req,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Get, Headers, HttpCode, Logger, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentMembership, type Membership, OrgScoped, Roles } from '@/core/auth/tenancy';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
+import { UuidPipe } from '@/core/http/uuid';
 import { CertificateExportService } from './certificate-export.service';
 import { CertificatesService } from './certificates.service';
 import {
@@ -29,10 +16,6 @@ import {
 } from './dto/certificate.dto';
 
 /** A malformed id names nothing: 404, as an unknown one. */
-function uuidOr404(): ParseUUIDPipe {
-  return new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
-}
-
 const ACCESS =
   'Owner/admin see every certificate of the organization; a teacher sees those of people who are currently ' +
   'students of a cohort they teach; a student gets 403. `cohort_id` keeps holders who are currently members of ' +
@@ -121,7 +104,7 @@ export class IssuedCertificatesController {
   @ApiErrors([404, 'not_found'], [409, 'certificate_already_revoked'], [422, 'validation_error'])
   revoke(
     @CurrentMembership() membership: Membership,
-    @Param('certificate_id', uuidOr404()) certificateId: string,
+    @Param('certificate_id', UuidPipe) certificateId: string,
     @Body() dto: RevokeCertificateDto,
     @Req() req: Request,
   ): Promise<IssuedCertificateDto> {
@@ -148,7 +131,7 @@ export class IssuedCertificatesController {
   @ApiErrors([404, 'not_found'], [409, 'certificate_already_revoked'], [422, 'validation_error'])
   reissue(
     @CurrentMembership() membership: Membership,
-    @Param('certificate_id', uuidOr404()) certificateId: string,
+    @Param('certificate_id', UuidPipe) certificateId: string,
     @Body() dto: ReissueCertificateDto,
     @Req() req: Request,
   ): Promise<IssuedCertificateDto> {

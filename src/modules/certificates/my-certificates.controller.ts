@@ -1,21 +1,17 @@
-import { Controller, Get, Param, ParseUUIDPipe, Res } from '@nestjs/common';
+import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { CurrentCredential } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
+import { UuidPipe } from '@/core/http/uuid';
 import { CertificatePdfService } from './certificate-pdf.service';
 import { PDF_ACCOUNT } from './certificates.rate-limits';
 import { CertificatesService } from './certificates.service';
 import { MyCertificatesDto } from './dto/certificate.dto';
 
 /** A malformed id names nothing: 404, as an unknown one. */
-function uuidOr404(): ParseUUIDPipe {
-  return new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
-}
-
 @ApiTags('certificates')
 @Controller('me/certificates')
 export class MyCertificatesController {
@@ -57,7 +53,7 @@ export class MyCertificatesController {
   @ApiErrors([404, 'not_found'])
   async pdf(
     @CurrentCredential() credential: Credential,
-    @Param('certificate_id', uuidOr404()) certificateId: string,
+    @Param('certificate_id', UuidPipe) certificateId: string,
     @Res() res: Response,
   ): Promise<void> {
     const { filename, pdf } = await this.pdfs.render(credential, certificateId.toLowerCase());

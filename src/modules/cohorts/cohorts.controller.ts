@@ -1,25 +1,12 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Param,
-  ParseUUIDPipe,
-  Patch,
-  Post,
-  Query,
-  Req,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentCredential } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { CurrentMembership, type Membership, OrgScoped, Roles } from '@/core/auth/tenancy';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
+import { UuidPipe } from '@/core/http/uuid';
 import { CohortsService } from './cohorts.service';
 import {
   AddCohortMemberDto,
@@ -29,8 +16,6 @@ import {
   CreateCohortDto,
   UpdateCohortDto,
 } from './dto/cohort.dto';
-
-const uuidOr404 = new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
 
 @ApiTags('cohorts')
 @Controller('organizations/:org_id/cohorts')
@@ -80,7 +65,7 @@ export class CohortsController {
   })
   @ApiOkResponse({ type: CohortDto })
   @ApiErrors(404)
-  get(@Param('org_id') orgId: string, @Param('cohort_id', uuidOr404) cohortId: string): Promise<CohortDto> {
+  get(@Param('org_id') orgId: string, @Param('cohort_id', UuidPipe) cohortId: string): Promise<CohortDto> {
     return this.cohorts.get(orgId.toLowerCase(), cohortId.toLowerCase());
   }
 
@@ -96,7 +81,7 @@ export class CohortsController {
   @ApiErrors(404, 422)
   update(
     @Param('org_id') orgId: string,
-    @Param('cohort_id', uuidOr404) cohortId: string,
+    @Param('cohort_id', UuidPipe) cohortId: string,
     @Body() dto: UpdateCohortDto,
     @CurrentCredential() credential: Credential,
     @Req() req: Request,
@@ -117,7 +102,7 @@ export class CohortsController {
   @ApiErrors(404)
   async remove(
     @Param('org_id') orgId: string,
-    @Param('cohort_id', uuidOr404) cohortId: string,
+    @Param('cohort_id', UuidPipe) cohortId: string,
     @CurrentCredential() credential: Credential,
     @Req() req: Request,
   ): Promise<void> {
@@ -138,7 +123,7 @@ export class CohortsController {
   @ApiErrors(404, 422)
   async addMember(
     @Param('org_id') orgId: string,
-    @Param('cohort_id', uuidOr404) cohortId: string,
+    @Param('cohort_id', UuidPipe) cohortId: string,
     @Body() dto: AddCohortMemberDto,
     @CurrentCredential() credential: Credential,
     @Req() req: Request,
@@ -167,8 +152,8 @@ export class CohortsController {
   @ApiErrors(404)
   async removeMember(
     @Param('org_id') orgId: string,
-    @Param('cohort_id', uuidOr404) cohortId: string,
-    @Param('user_id', uuidOr404) userId: string,
+    @Param('cohort_id', UuidPipe) cohortId: string,
+    @Param('user_id', UuidPipe) userId: string,
     @CurrentCredential() credential: Credential,
     @Req() req: Request,
   ): Promise<void> {

@@ -26,5 +26,3 @@ export function textQuery(param: string): string {
 export function configOf(alias: string): string {
   return `(CASE ${alias}.language WHEN 'es' THEN 'es_unaccent'::regconfig ELSE 'en_unaccent'::regconfig END)`;
 }
-
-export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

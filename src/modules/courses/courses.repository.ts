@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
-import { textQuery, UUID_RE, visibleTo } from './catalog-sql';
+import { isUuid } from '@/core/http/uuid';
+import { textQuery, visibleTo } from './catalog-sql';
 import type { Language, Level } from './dto/course.dto';
 
 export type CourseStatus = 'draft' | 'published' | 'unpublished';
@@ -106,7 +107,7 @@ export class CoursesRepository {
 
   /** Any course by id or slug, whatever its status (callers decide what the caller may see). */
   async findByIdOrSlug(idOrSlug: string, tx?: Tx): Promise<CourseRow | null> {
-    const byId = UUID_RE.test(idOrSlug);
+    const byId = isUuid(idOrSlug);
     const rows = await db(this.dataSource, tx).query<CourseRow[]>(
       `SELECT ${COURSE_COLUMNS} FROM courses c WHERE ${byId ? 'c.id = $1' : 'c.slug = $1'}`,
       [idOrSlug.toLowerCase()],

@@ -4,6 +4,7 @@ import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
+import { isUuid } from '@/core/http/uuid';
 import { type Page, toPage } from '@/core/http/pagination';
 import { CatalogService, type ReachableCourse } from './catalog.service';
 import { CoursesRepository } from './courses.repository';
@@ -15,7 +16,6 @@ import type {
   RateCourseDto,
   RatingDto,
 } from './dto/course.dto';
-import { UUID_RE } from './catalog-sql';
 
 const notEnrolled = (): ApiError => ApiError.forbidden('Enroll in the course first.', 'not_enrolled');
 
@@ -80,7 +80,7 @@ export class CoursesService {
   /** Lesson content is for enrolled members (403 `not_enrolled`); the quiz comes without its answers. */
   async lesson(member: Membership, idOrSlug: string, lessonId: string): Promise<LessonDto> {
     const { course, enrollment } = await this.reach(member, idOrSlug);
-    if (!UUID_RE.test(lessonId)) throw ApiError.notFound();
+    if (!isUuid(lessonId)) throw ApiError.notFound();
     const lesson = await this.catalog.lesson(course.id, lessonId.toLowerCase());
     if (!lesson) throw ApiError.notFound();
     if (!enrollment) throw notEnrolled();

@@ -2,13 +2,13 @@ import { Injectable } from '@nestjs/common';
 import { AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
+import { isUuid } from '@/core/http/uuid';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError, type ErrorDetail } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { isForeignKeyViolation, isUniqueViolation } from '@/core/database/constraint-violation';
 import { CatalogService } from '@/modules/courses/catalog.service';
-import { UUID_RE } from '@/modules/courses/catalog-sql';
 import { ProgressService } from '@/modules/progress/progress.service';
 import type {
   CreateCourseDto,
@@ -44,7 +44,7 @@ const courseInUse = (): ApiError =>
 const courseEmpty = (message: string): ApiError => ApiError.conflict('course_empty', message);
 
 function idOr404(id: string): string {
-  if (!UUID_RE.test(id)) throw ApiError.notFound();
+  if (!isUuid(id)) throw ApiError.notFound();
   return id.toLowerCase();
 }
 

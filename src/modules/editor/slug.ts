@@ -1,4 +1,4 @@
-import { UUID_RE } from '@/modules/courses/catalog-sql';
+import { isUuid } from '@/core/http/uuid';
 
 export const SLUG_MIN = 3;
 export const SLUG_MAX = 80;
@@ -7,7 +7,7 @@ export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 
 /** A slug the catalog accepts: the pattern, 3..80 characters, and not shaped like a UUID (paths take either). */
 export function isValidSlug(slug: string): boolean {
-  return slug.length >= SLUG_MIN && slug.length <= SLUG_MAX && SLUG_PATTERN.test(slug) && !UUID_RE.test(slug);
+  return slug.length >= SLUG_MIN && slug.length <= SLUG_MAX && SLUG_PATTERN.test(slug) && !isUuid(slug);
 }
 
 /**
@@ -32,7 +32,7 @@ export function slugFromTitle(title: string): string {
     slug = (boundary >= SLUG_MIN ? cut.slice(0, boundary) : slug.slice(0, SLUG_MAX)).replace(/-+$/, '');
   }
   if (slug.length === 0) return 'course';
-  if (slug.length < SLUG_MIN || UUID_RE.test(slug)) slug = `${slug}-course`.slice(0, SLUG_MAX);
+  if (slug.length < SLUG_MIN || isUuid(slug)) slug = `${slug}-course`.slice(0, SLUG_MAX);
   return slug;
 }
 

@@ -1,3 +1,5 @@
+import { isUuid } from '@/core/http/uuid';
+
 /** What the service takes from a validated ID token. */
 export interface ExternalIdentity {
   readonly issuer: string;
@@ -12,7 +14,6 @@ export interface ExternalIdentity {
 }
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}$/;
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The lower-case domain of an address, or null when it is not an address. */
 export function emailDomain(email: string): string | null {
@@ -25,7 +26,8 @@ export function emailDomain(email: string): string | null {
 }
 
 export function isTenantId(value: string): boolean {
-  return GUID.test(value);
+  // A Microsoft Entra tenant id is a GUID.
+  return isUuid(value);
 }
 
 /**

@@ -1,10 +1,10 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { CurrentCredential } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
+import { UuidPipe } from '@/core/http/uuid';
 import {
   CreateInstituteDto,
   INSTITUTE_LINKS,
@@ -13,8 +13,6 @@ import {
   UpdateInstituteDto,
 } from './dto/institute.dto';
 import { InstitutesService } from './institutes.service';
-
-const uuidOr404 = new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
 
 /** Acts in the organization of the request: a token's own organization, or the session's active one. */
 const ACTS_IN =
@@ -45,7 +43,7 @@ export class InstitutesController {
   })
   @ApiOkResponse({ type: InstituteDto })
   @ApiErrors(404, [403, 'organization_suspended'])
-  get(@CurrentCredential() credential: Credential, @Param('id', uuidOr404) id: string): Promise<InstituteDto> {
+  get(@CurrentCredential() credential: Credential, @Param('id', UuidPipe) id: string): Promise<InstituteDto> {
     return this.institutes.get(credential, id.toLowerCase());
   }
 
@@ -73,7 +71,7 @@ export class InstitutesController {
   @ApiErrors(404, [403, 'forbidden', 'organization_suspended'], [409, 'institute_shared'], 422)
   update(
     @CurrentCredential() credential: Credential,
-    @Param('id', uuidOr404) id: string,
+    @Param('id', UuidPipe) id: string,
     @Body() dto: UpdateInstituteDto,
     @Req() req: Request,
   ): Promise<InstituteDto> {
@@ -90,7 +88,7 @@ export class InstitutesController {
   @ApiErrors(404, [403, 'forbidden', 'organization_suspended'], [409, 'institute_shared'])
   async remove(
     @CurrentCredential() credential: Credential,
-    @Param('id', uuidOr404) id: string,
+    @Param('id', UuidPipe) id: string,
     @Req() req: Request,
   ): Promise<void> {
     await this.institutes.remove(credential, id.toLowerCase(), req.ip);

@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { isEmail, isUUID } from 'class-validator';
+import { isEmail } from 'class-validator';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { AuditService } from '@/core/audit/audit.service';
 import type { Credential } from '@/core/auth/credential';
 import { isAdmin, ORG_ROLES, type OrgRole } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
+import { isUuid } from '@/core/http/uuid';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
@@ -104,7 +105,7 @@ export class InvitationsService {
       throw ApiError.validation([{ field: 'email', message: 'email must be an email' }]);
     if (!ORG_ROLES.includes(input.role))
       throw ApiError.validation([{ field: 'role', message: `role must be one of ${ORG_ROLES.join(', ')}` }]);
-    if (input.cohortId !== null && !isUUID(input.cohortId))
+    if (input.cohortId !== null && !isUuid(input.cohortId))
       throw ApiError.validation([{ field: 'cohort_id', message: 'cohort_id must be a UUID' }]);
     const organization = await this.orgs.getById(organizationId);
     if (organization.status === 'suspended')

@@ -1,11 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { CurrentMembership, type Membership, OrgScoped, Roles } from '@/core/auth/tenancy';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
+import { UuidPipe } from '@/core/http/uuid';
 import {
   CreateInvitationDto,
   InvitationDto,
@@ -78,7 +78,7 @@ export class OrgInvitationsController {
   @ApiErrors([404, 'not_found'], [409, 'invitation_already_accepted'])
   async revoke(
     @CurrentMembership() membership: Membership,
-    @Param('invitation_id', new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() })) invitationId: string,
+    @Param('invitation_id', UuidPipe) invitationId: string,
     @Req() req: Request,
   ): Promise<void> {
     await this.invitations.revoke(membership.organizationId, invitationId.toLowerCase(), membership.userId, req.ip);

@@ -3,7 +3,6 @@ import {
   Get,
   HttpCode,
   Param,
-  ParseUUIDPipe,
   Post,
   Res,
   StreamableFile,
@@ -17,6 +16,7 @@ import { Readable } from 'node:stream';
 import { CurrentCredential } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { OrgScoped, Roles } from '@/core/auth/tenancy';
+import { UuidPipe } from '@/core/http/uuid';
 import { neutralizeCell } from '@/core/csv/csv';
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
@@ -24,8 +24,6 @@ import { CsvUploadInterceptor } from './csv-upload.interceptor';
 import { ImportQueuedDto, ImportStatusDto } from './dto/member-import.dto';
 import { readImportFile } from './import-file';
 import { MemberImportService } from './member-import.service';
-
-const uuidOr404 = new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
 
 @ApiTags('members')
 @OrgScoped()
@@ -78,7 +76,7 @@ export class MemberImportController {
   })
   @ApiOkResponse({ type: ImportStatusDto })
   @ApiErrors(404)
-  status(@Param('org_id') orgId: string, @Param('import_id', uuidOr404) importId: string): Promise<ImportStatusDto> {
+  status(@Param('org_id') orgId: string, @Param('import_id', UuidPipe) importId: string): Promise<ImportStatusDto> {
     return this.imports.status(orgId, importId);
   }
 
@@ -92,7 +90,7 @@ export class MemberImportController {
   @ApiErrors(404, [409, 'import_not_finished'])
   async report(
     @Param('org_id') orgId: string,
-    @Param('import_id', uuidOr404) importId: string,
+    @Param('import_id', UuidPipe) importId: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<StreamableFile> {
     const rows = await this.imports.reportSource(orgId, importId);

@@ -1,14 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Query, Req } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { CurrentMembership, type Membership, OrgScoped, Roles } from '@/core/auth/tenancy';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
+import { UuidPipe } from '@/core/http/uuid';
 import { MemberDto, MemberListQueryDto, UpdateMemberDto } from './dto/member.dto';
 import { MembersService } from './members.service';
-
-const uuidOr404 = new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
 
 @ApiTags('members')
 @ApiParam({ name: 'org_id', format: 'uuid', description: 'The organization' })
@@ -46,7 +44,7 @@ export class MembersController {
   @ApiErrors([403, 'forbidden'], [404, 'not_found'], [409, 'last_owner'])
   changeRole(
     @CurrentMembership() membership: Membership,
-    @Param('user_id', uuidOr404) userId: string,
+    @Param('user_id', UuidPipe) userId: string,
     @Body() dto: UpdateMemberDto,
     @Req() req: Request,
   ): Promise<MemberDto> {
@@ -69,7 +67,7 @@ export class MembersController {
   @ApiErrors([403, 'forbidden'], [404, 'not_found'], [409, 'last_owner'])
   async remove(
     @CurrentMembership() membership: Membership,
-    @Param('user_id', uuidOr404) userId: string,
+    @Param('user_id', UuidPipe) userId: string,
     @Req() req: Request,
   ): Promise<void> {
     await this.members.remove(membership, userId.toLowerCase(), req.ip);

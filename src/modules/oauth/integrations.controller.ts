@@ -4,9 +4,8 @@ import { CurrentCredential } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
+import { isUuid } from '@/core/http/uuid';
 import { IntegrationsRegistry } from '@/modules/users/integrations.registry';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @ApiTags('users')
 @Controller('me/integrations')
@@ -25,7 +24,7 @@ export class IntegrationsController {
   @ApiNoContentResponse()
   @ApiErrors([404, 'not_found'])
   async revoke(@CurrentCredential() credential: Credential, @Param('integration_id') id: string): Promise<void> {
-    if (!UUID.test(id) || !(await this.integrations.revoke(credential.userId, id.toLowerCase()))) {
+    if (!isUuid(id) || !(await this.integrations.revoke(credential.userId, id.toLowerCase()))) {
       throw ApiError.notFound();
     }
   }

@@ -4,6 +4,7 @@ import { db } from '@/core/database/db';
 import { SharedCache } from '@/core/cache/cache';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import type { Tx } from '@/core/database/transaction';
+import { isUuid } from '@/core/http/uuid';
 import type { ClientMetadata } from './client-registration';
 
 export interface ClientRow extends Omit<ClientMetadata, 'token_endpoint_auth_method'> {
@@ -73,8 +74,6 @@ export interface RefreshTokenRow {
   revoked_at: Date | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const CLIENT_COLUMNS =
   'id, client_name, redirect_uris, grant_types, response_types, token_endpoint_auth_method, scope, client_uri, logo_uri, software_id, software_version, created_at';
 const REQUEST_COLUMNS =
@@ -122,7 +121,7 @@ export class OAuthRepository {
   }
 
   async findClient(id: string): Promise<ClientRow | null> {
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     const rows = await this.dataSource.query<ClientRow[]>(`SELECT ${CLIENT_COLUMNS} FROM oauth_clients WHERE id = $1`, [
       id,
     ]);
@@ -157,7 +156,7 @@ export class OAuthRepository {
   }
 
   async findRequest(id: string, userId: string): Promise<AuthorizationRequestRow | null> {
-    if (!UUID.test(id)) return null;
+    if (!isUuid(id)) return null;
     const rows = await this.dataSource.query<AuthorizationRequestRow[]>(
       `SELECT ${REQUEST_COLUMNS} FROM oauth_authorization_requests WHERE id = $1 AND user_id = $2`,
       [id, userId],

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Put, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { BrowserSessionOnly, CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators';
@@ -6,6 +6,7 @@ import type { Credential } from '@/core/auth/credential';
 import { OrgScoped, Roles } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
+import { UuidPipe } from '@/core/http/uuid';
 import {
   ActiveOrganizationDto,
   CreateOrganizationDto,
@@ -17,8 +18,6 @@ import {
   UsageDto,
 } from './dto/organization.dto';
 import { OrganizationsService } from './organizations.service';
-
-const uuidOr404 = new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
 
 @ApiTags('organizations')
 @Controller()
@@ -107,7 +106,7 @@ export class OrganizationsController {
   @ApiOkResponse({ type: OrganizationDto })
   @ApiErrors(404)
   suspend(
-    @Param('org_id', uuidOr404) orgId: string,
+    @Param('org_id', UuidPipe) orgId: string,
     @Body() dto: SuspendDto,
     @CurrentCredential() c: Credential,
     @Req() req: Request,
@@ -122,7 +121,7 @@ export class OrganizationsController {
   @ApiOkResponse({ type: OrganizationDto })
   @ApiErrors(404)
   unsuspend(
-    @Param('org_id', uuidOr404) orgId: string,
+    @Param('org_id', UuidPipe) orgId: string,
     @Body() dto: SuspendDto,
     @CurrentCredential() c: Credential,
     @Req() req: Request,

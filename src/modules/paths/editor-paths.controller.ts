@@ -1,18 +1,14 @@
-import { Body, Controller, Get, Param, ParseUUIDPipe, Patch, Post, Query } from '@nestjs/common';
+import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
+import { UuidPipe } from '@/core/http/uuid';
 import { CreatePathDto, EditorPathQueryDto, PathDto, UpdatePathDto } from './dto/path.dto';
 import { PathsService } from './paths.service';
 
 /** A malformed id names nothing: 404, as an unknown one. */
-function uuidOr404(): ParseUUIDPipe {
-  return new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
-}
-
 const RULES =
   'Courses must exist in the catalog (422 naming each missing one) and appear once; their positions follow the ' +
   'array order. The slug is unique (409 `slug_taken`) and never shaped like a UUID. A capstone and ' +
@@ -51,7 +47,7 @@ export class EditorPathsController {
   @ApiOperation({ summary: 'A learning path or program', description: 'With its courses in order.' })
   @ApiOkResponse({ type: PathDto })
   @ApiErrors([404, 'not_found'])
-  get(@Param('path_id', uuidOr404()) pathId: string): Promise<PathDto> {
+  get(@Param('path_id', UuidPipe) pathId: string): Promise<PathDto> {
     return this.paths.get(pathId.toLowerCase());
   }
 
@@ -65,7 +61,7 @@ export class EditorPathsController {
   })
   @ApiOkResponse({ type: PathDto })
   @ApiErrors([404, 'not_found'], [409, 'slug_taken'], [422, 'validation_error'])
-  update(@Param('path_id', uuidOr404()) pathId: string, @Body() dto: UpdatePathDto): Promise<PathDto> {
+  update(@Param('path_id', UuidPipe) pathId: string, @Body() dto: UpdatePathDto): Promise<PathDto> {
     return this.paths.update(pathId.toLowerCase(), dto);
   }
 }

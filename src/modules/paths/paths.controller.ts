@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { MinorAccess } from '@/core/auth/access.decorators';
@@ -6,6 +6,7 @@ import { CurrentMembership, type Membership, OrgScoped, Roles } from '@/core/aut
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
+import { UuidPipe } from '@/core/http/uuid';
 import {
   CapstoneGradeDto,
   CapstoneSubmissionDto,
@@ -19,9 +20,6 @@ import { PathsService } from './paths.service';
 import { ProgramsService } from './programs.service';
 
 /** A malformed id names nothing: 404, as an unknown one. */
-function uuidOr404(): ParseUUIDPipe {
-  return new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
-}
 /** `{pathId}`: an id or a slug; anything longer than a slug could be is not one. */
 function idOrSlug(value: string): string {
   if (value.length > 80) throw ApiError.notFound('No such program in this organization.');
@@ -140,7 +138,7 @@ export class PathsController {
   grade(
     @CurrentMembership() membership: Membership,
     @Param('pathId') pathId: string,
-    @Param('submission_id', uuidOr404()) submissionId: string,
+    @Param('submission_id', UuidPipe) submissionId: string,
     @Body() dto: CapstoneGradeDto,
     @Req() req: Request,
   ): Promise<CapstoneSubmissionDto> {

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
+import { isUuid } from '@/core/http/uuid';
 import type { PathKind, PathStatus, PathVisibility } from './dto/path.dto';
 
 export interface PathRow {
@@ -51,8 +52,6 @@ const COLUMNS = `p.id, p.slug, p.title, p.description_md, p.kind, p.status, p.vi
 /** Published, and public or restricted to this organization ($1). */
 const VISIBLE_TO_ORG = `p.status = 'published' AND (p.visibility = 'public'
   OR EXISTS (SELECT 1 FROM path_organizations po WHERE po.path_id = p.id AND po.organization_id = $1))`;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The shared catalog's learning paths and programs (platform data, authored by editors) and what an
@@ -191,7 +190,7 @@ export class PathsRepository {
 
   /** A published program this organization sees, by id or slug; null otherwise (plain paths included). */
   async findVisibleProgram(organizationId: string, idOrSlug: string): Promise<PathRow | null> {
-    const byId = UUID.test(idOrSlug);
+    const byId = isUuid(idOrSlug);
     const rows = await this.dataSource.query<PathRow[]>(
       `SELECT ${COLUMNS} FROM learning_paths p
        WHERE ${byId ? 'p.id = $2::uuid' : 'p.slug = $2'} AND p.kind = 'program' AND ${VISIBLE_TO_ORG}`,

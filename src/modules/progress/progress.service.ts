@@ -1,13 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import type { Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
+import { isUuid } from '@/core/http/uuid';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { isForeignKeyViolation } from '@/core/database/constraint-violation';
 import { CertificatesService } from '@/modules/certificates/certificates.service';
 import { CatalogService, type LearnerState } from '@/modules/courses/catalog.service';
-import { UUID_RE } from '@/modules/courses/catalog-sql';
 import type { CourseRow, LessonRow } from '@/modules/courses/courses.repository';
 import type { EnrollmentDto } from '@/modules/courses/dto/course.dto';
 import type { MyProgressDto, QuizResultDto, QuizSubmissionInputDto } from './dto/progress.dto';
@@ -259,9 +259,7 @@ export class ProgressService implements LearnerState {
   ): Promise<{ course: CourseRow; lesson: LessonRow }> {
     const reachable = await this.catalog.reachable(member.organizationId, member.userId, idOrSlug);
     if (!reachable) throw ApiError.notFound();
-    const lesson = UUID_RE.test(lessonId)
-      ? await this.catalog.lesson(reachable.course.id, lessonId.toLowerCase())
-      : null;
+    const lesson = isUuid(lessonId) ? await this.catalog.lesson(reachable.course.id, lessonId.toLowerCase()) : null;
     if (!lesson) throw ApiError.notFound();
     if (!reachable.enrollment) throw notEnrolled();
     return { course: reachable.course, lesson };

@@ -1,17 +1,4 @@
-import {
-  Body,
-  Controller,
-  Delete,
-  Get,
-  HttpCode,
-  Param,
-  ParseUUIDPipe,
-  Patch,
-  Post,
-  Query,
-  Req,
-  Res,
-} from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import {
   ApiCreatedResponse,
   ApiNoContentResponse,
@@ -23,11 +10,11 @@ import {
 import type { Request, Response } from 'express';
 import { StepUp } from '@/core/auth/access.decorators';
 import { CurrentMembership, type Membership, OrgScoped, Roles } from '@/core/auth/tenancy';
-import { ApiError } from '@/core/http/api-error';
 import { CookieService } from '@/core/http/cookies';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
+import { UuidPipe } from '@/core/http/uuid';
 import {
   CreateSsoConnectionDto,
   CreateSsoDomainDto,
@@ -42,7 +29,6 @@ import { type Actor, SsoAdminService } from './sso-admin.service';
 import { SsoSignInService } from './sso-sign-in.service';
 import { SSO_TEST_ACCOUNT, SSO_VERIFY_ACCOUNT } from './sso.rate-limits';
 
-const uuid = (): ParseUUIDPipe => new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
 const actor = (membership: Membership, req: Request): Actor => ({ userId: membership.userId, ip: req.ip });
 
 /** An organization's owners and admins setting up SSO; every change needs a recent step-up and is audited. */
@@ -101,7 +87,7 @@ export class SsoAdminController {
   @ApiErrors([404, 'not_found'], [422, 'validation_error'])
   updateConnection(
     @CurrentMembership() membership: Membership,
-    @Param('connection_id', uuid()) connectionId: string,
+    @Param('connection_id', UuidPipe) connectionId: string,
     @Body() dto: UpdateSsoConnectionDto,
     @Req() req: Request,
   ): Promise<SsoConnectionDto> {
@@ -121,7 +107,7 @@ export class SsoAdminController {
   @ApiErrors([404, 'not_found'])
   async deleteConnection(
     @CurrentMembership() membership: Membership,
-    @Param('connection_id', uuid()) connectionId: string,
+    @Param('connection_id', UuidPipe) connectionId: string,
     @Req() req: Request,
   ): Promise<void> {
     await this.admin.deleteConnection(membership.organizationId, connectionId, actor(membership, req));
@@ -143,7 +129,7 @@ export class SsoAdminController {
   @ApiErrors([404, 'not_found', 'feature_disabled'], [409, 'sso_discovery_failed'])
   async testConnection(
     @CurrentMembership() membership: Membership,
-    @Param('connection_id', uuid()) connectionId: string,
+    @Param('connection_id', UuidPipe) connectionId: string,
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SsoConnectionTestDto> {
@@ -202,7 +188,7 @@ export class SsoAdminController {
   @ApiErrors([404, 'not_found'], [409, 'domain_not_verified', 'domain_taken'])
   verifyDomain(
     @CurrentMembership() membership: Membership,
-    @Param('domain_id', uuid()) domainId: string,
+    @Param('domain_id', UuidPipe) domainId: string,
     @Req() req: Request,
   ): Promise<SsoDomainDto> {
     return this.admin.verifyDomain(membership.organizationId, domainId, actor(membership, req));
@@ -222,7 +208,7 @@ export class SsoAdminController {
   @ApiErrors([404, 'not_found'], [409, 'domain_not_verified', 'domain_taken'])
   updateDomain(
     @CurrentMembership() membership: Membership,
-    @Param('domain_id', uuid()) domainId: string,
+    @Param('domain_id', UuidPipe) domainId: string,
     @Body() dto: UpdateSsoDomainDto,
     @Req() req: Request,
   ): Promise<SsoDomainDto> {
@@ -241,7 +227,7 @@ export class SsoAdminController {
   @ApiErrors([404, 'not_found'])
   async deleteDomain(
     @CurrentMembership() membership: Membership,
-    @Param('domain_id', uuid()) domainId: string,
+    @Param('domain_id', UuidPipe) domainId: string,
     @Req() req: Request,
   ): Promise<void> {
     await this.admin.deleteDomain(membership.organizationId, domainId, actor(membership, req));

@@ -5,6 +5,7 @@ import { CryptoService } from '@/core/crypto/crypto.service';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { clearCookie, COOKIE, setCookie } from '@/core/http/cookies';
+import { isUuid } from '@/core/http/uuid';
 import { AccountLinker } from '@/modules/external-auth/account-linker';
 import {
   type BrowserExit,
@@ -73,9 +74,7 @@ export class SsoSignInService {
     if (!this.config.sso.enabled) {
       throw new ApiError('feature_disabled', 'Single sign-on is not available on this deployment.');
     }
-    const connection = /^[0-9a-f-]{36}$/i.test(connectionId)
-      ? await this.connections.findForSignIn(connectionId.toLowerCase())
-      : null;
+    const connection = isUuid(connectionId) ? await this.connections.findForSignIn(connectionId.toLowerCase()) : null;
     if (!connection || !connection.enabled || connection.organization_status !== 'active') throw ApiError.notFound();
     const started = await this.states.start({ kind: 'sso', connectionId: connection.id });
     let url: URL;

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { isAdmin, type Membership } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
+import { isUuid } from '@/core/http/uuid';
 import { type Page, type PageQueryDto, toPage } from '@/core/http/pagination';
 import { CohortsService } from '@/modules/cohorts/cohorts.service';
 import { CatalogService } from '@/modules/courses/catalog.service';
-import { UUID_RE } from '@/modules/courses/catalog-sql';
 import { ProgressService } from '@/modules/progress/progress.service';
 import { UsersService } from '@/modules/users/users.service';
 import type { CohortProgressDto, StudentCourseProgressDto, TeacherCohortDto } from './dto/teacher.dto';
@@ -41,7 +41,7 @@ export class TeacherService {
   /** A cohort of another organization is 404; a teacher who does not teach this cohort gets 403. */
   async cohortProgress(member: Membership, cohortId: string): Promise<CohortProgressDto> {
     const { organizationId } = member;
-    if (!UUID_RE.test(cohortId)) throw ApiError.notFound();
+    if (!isUuid(cohortId)) throw ApiError.notFound();
     const cohort = await this.cohorts.findInOrganization(organizationId, cohortId.toLowerCase());
     if (!cohort) throw ApiError.notFound();
     if (!isAdmin(member.role) && !(await this.cohorts.isTeacherOf(organizationId, cohort.id, member.userId))) {

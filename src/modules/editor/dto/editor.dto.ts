@@ -18,6 +18,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { NOT_UUID_SHAPED } from '@/core/http/uuid';
 import { PageQueryDto } from '@/core/http/pagination';
 import { type Language, LANGUAGES, type Level, LEVELS } from '@/modules/courses/dto/course.dto';
 import { QUIZ_LIMITS } from '@/modules/editor/quiz-rules';
@@ -117,7 +118,7 @@ export class CreateCourseDto {
   @IsString()
   @Length(3, 80)
   @Matches(SLUG_PATTERN, { message: 'slug must be lower-case letters and digits joined by single hyphens' })
-  @Matches(/^(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)/, {
+  @Matches(NOT_UUID_SHAPED, {
     message: 'slug must not have the shape of a UUID',
   })
   slug?: string;
@@ -203,7 +204,7 @@ export class UpdateCourseDto {
   @IsString()
   @Length(3, 80)
   @Matches(SLUG_PATTERN, { message: 'slug must be lower-case letters and digits joined by single hyphens' })
-  @Matches(/^(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)/, {
+  @Matches(NOT_UUID_SHAPED, {
     message: 'slug must not have the shape of a UUID',
   })
   slug?: string;

@@ -20,6 +20,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
+import { NOT_UUID_SHAPED } from '@/core/http/uuid';
 import { PageQueryDto } from '@/core/http/pagination';
 import { IssuedCertificateDto } from '@/modules/certificates/dto/certificate.dto';
 
@@ -35,7 +36,7 @@ export type PathStatus = (typeof PATH_STATUSES)[number];
 export type PathVisibility = (typeof PATH_VISIBILITIES)[number];
 
 /** Lower-case words and dashes; never shaped like a UUID, so `{pathId}` (id or slug) is never ambiguous. */
-export const SLUG = /^(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)[a-z0-9-]{3,80}$/;
+export const SLUG = new RegExp(`${NOT_UUID_SHAPED.source}[a-z0-9-]{3,80}$`);
 const SLUG_MESSAGE = { message: 'slug must be 3..80 of a-z, 0-9 and - (and not a UUID)' };
 export const MAX_PATH_COURSES = 100;
 
