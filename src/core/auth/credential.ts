@@ -48,3 +48,49 @@ export function browserSessionId(credential: Credential): string {
   }
   return credential.sessionId;
 }
+
+/** The age bracket of an underage learner (users' `age_bracket`). */
+export const MINOR_AGE_BRACKET = 'under_18';
+
+/**
+ * The credential of a valid bearer token (personal or OAuth). A minor's token is read-only whatever access it
+ * was granted (only their browser session may use `@MinorAccess` operations); platform powers stay with the
+ * person at the browser: a token acts in its one organization only.
+ */
+export function bearerCredential(
+  kind: 'personal_token' | 'oauth_token',
+  token: { readonly id: string; readonly userId: string; readonly organizationId: string; readonly access: Access },
+  holder: { readonly ageBracket: string | null },
+): Credential {
+  const minor = holder.ageBracket === MINOR_AGE_BRACKET;
+  return {
+    kind,
+    userId: token.userId,
+    sessionId: null,
+    tokenId: token.id,
+    organizationId: token.organizationId,
+    access: minor ? 'read' : token.access,
+    minor,
+    impersonatorId: null,
+    platformRoles: [],
+  };
+}
+
+/** The credential of a live browser session: `write`, except for a minor (read-only but for `@MinorAccess`). */
+export function sessionCredential(
+  session: { readonly id: string; readonly impersonatorId: string | null },
+  person: { readonly id: string; readonly ageBracket: string | null; readonly platformRoles: readonly PlatformRole[] },
+): Credential {
+  const minor = person.ageBracket === MINOR_AGE_BRACKET;
+  return {
+    kind: 'session',
+    userId: person.id,
+    sessionId: session.id,
+    tokenId: null,
+    organizationId: null,
+    access: minor ? 'read' : 'write',
+    impersonatorId: session.impersonatorId,
+    platformRoles: person.platformRoles,
+    minor,
+  };
+}

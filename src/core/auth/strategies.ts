@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import passport from 'passport';
 import { COOKIE, cookieOf } from '@/core/http/cookies';
 import type { Credential } from './credential';
+import { OAUTH_ACCESS_TOKEN, PERSONAL_TOKEN } from './token-format';
 
 /** Passport strategy names; each credential kind is one strategy registered by the module that owns it. */
 export const STRATEGY = {
@@ -13,8 +14,8 @@ export type StrategyName = (typeof STRATEGY)[keyof typeof STRATEGY];
 
 /** Bearer token prefixes and the strategy that owns each. */
 export const BEARER_PREFIXES: readonly [string, StrategyName][] = [
-  ['svc_live_', STRATEGY.personalToken],
-  ['svc_oat_', STRATEGY.oauthToken],
+  [PERSONAL_TOKEN.prefix, STRATEGY.personalToken],
+  [OAUTH_ACCESS_TOKEN.prefix, STRATEGY.oauthToken],
 ];
 
 /** Whether a module registered this strategy (an area not yet built leaves its credential unaccepted). */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '@/core/audit/audit.service';
-import type { Credential } from '@/core/auth/credential';
+import { bearerCredential, type Credential } from '@/core/auth/credential';
+import { formatToken, hasValidChecksum, PERSONAL_TOKEN } from '@/core/auth/token-format';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
@@ -9,7 +10,6 @@ import { OrganizationsService } from '@/modules/organizations/organizations.serv
 import { UsersService } from '@/modules/users/users.service';
 import { type ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
-import { formatPersonalToken, hasValidChecksum, PERSONAL_TOKEN_PREFIX } from './token-format';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const TOUCH_EVERY_MS = 60_000;
@@ -52,7 +52,7 @@ export class ApiKeysService {
     if (await this.orgs.isSuspended(organizationId))
       throw ApiError.forbidden('This organization is suspended.', 'organization_suspended');
     const random = this.crypto.randomToken(32);
-    const token = formatPersonalToken(random);
+    const token = formatToken(PERSONAL_TOKEN, random);
     const now = this.clock.now();
     const row = await this.transactions.run(async (tx) => {
       const created = await this.keys.insert(
@@ -60,7 +60,7 @@ export class ApiKeysService {
           userId: user.id,
           organizationId,
           name: dto.name,
-          prefix: `${PERSONAL_TOKEN_PREFIX}${random.slice(0, 4)}`,
+          prefix: `${PERSONAL_TOKEN.prefix}${random.slice(0, 4)}`,
           tokenHash: this.crypto.sha256(token),
           access: dto.access,
           now,
@@ -120,26 +120,18 @@ export class ApiKeysService {
 
   /** The credential of a presented token, or null when it is malformed, unknown, revoked or expired. */
   async authenticate(token: string): Promise<Credential | null> {
-    if (!hasValidChecksum(token)) return null;
+    if (!hasValidChecksum(PERSONAL_TOKEN, token)) return null;
     const row = await this.keys.findByHash(this.crypto.sha256(token));
     const now = this.clock.now();
     if (!row || row.revoked_at || row.expires_at.getTime() <= now.getTime()) return null;
     const user = await this.users.findById(row.user_id);
     if (!user) return null;
     this.recordUse(row.id, now);
-    return {
-      kind: 'personal_token',
-      userId: row.user_id,
-      sessionId: null,
-      tokenId: row.id,
-      organizationId: row.organization_id,
-      // An underage learner's token could never write, whatever it says.
-      access: user.ageBracket === 'under_18' ? 'read' : row.access,
-      minor: user.ageBracket === 'under_18',
-      impersonatorId: null,
-      // Platform powers stay with the person at the browser; a token acts in its organization only.
-      platformRoles: [],
-    };
+    return bearerCredential(
+      'personal_token',
+      { id: row.id, userId: row.user_id, organizationId: row.organization_id, access: row.access },
+      user,
+    );
   }
 
   private recordUse(id: string, now: Date): void {

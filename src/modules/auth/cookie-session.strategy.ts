@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { PassportStrategy } from '@nestjs/passport';
 import type { Request } from 'express';
 import { ExtractJwt, Strategy } from 'passport-jwt';
-import type { Credential } from '@/core/auth/credential';
+import { type Credential, sessionCredential } from '@/core/auth/credential';
 import { SignedTokens } from '@/core/auth/signed-tokens';
 import { STRATEGY } from '@/core/auth/strategies';
 import { Clock } from '@/core/clock/clock';
@@ -62,16 +62,6 @@ export class CookieSessionStrategy extends PassportStrategy(Strategy, STRATEGY.c
     ) {
       return false;
     }
-    return {
-      kind: 'session',
-      userId: user.id,
-      sessionId: session.id,
-      tokenId: null,
-      organizationId: null,
-      access: user.ageBracket === 'under_18' ? 'read' : 'write',
-      impersonatorId: session.impersonator_id,
-      platformRoles: user.platformRoles,
-      minor: user.ageBracket === 'under_18',
-    };
+    return sessionCredential({ id: session.id, impersonatorId: session.impersonator_id }, user);
   }
 }

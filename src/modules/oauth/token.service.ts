@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditService } from '@/core/audit/audit.service';
-import type { Credential } from '@/core/auth/credential';
+import { bearerCredential, type Credential } from '@/core/auth/credential';
+import { formatToken, hasValidChecksum, OAUTH_ACCESS_TOKEN, OAUTH_REFRESH_TOKEN } from '@/core/auth/token-format';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
@@ -10,7 +11,6 @@ import { SCOPE } from './client-registration';
 import { OAuthError, singleParam } from './oauth-errors';
 import { type GrantRow, OAuthRepository } from './oauth.repository';
 import { ACCESS_TOKEN_TTL_SECONDS, OAuthServer, REFRESH_TOKEN_TTL_SECONDS } from './oauth-server';
-import { ACCESS_TOKEN_PREFIX, formatToken, hasValidChecksum, REFRESH_TOKEN_PREFIX } from './token-format';
 
 export interface TokenResponse {
   access_token: string;
@@ -106,7 +106,7 @@ export class TokenService {
   private async refresh(body: unknown, clientId: string): Promise<TokenResponse> {
     const token = singleParam(body, 'refresh_token');
     if (!token) throw new OAuthError('invalid_request', 'refresh_token is required.');
-    if (!hasValidChecksum(REFRESH_TOKEN_PREFIX, token)) throw INVALID_GRANT('The refresh token is not valid.');
+    if (!hasValidChecksum(OAUTH_REFRESH_TOKEN, token)) throw INVALID_GRANT('The refresh token is not valid.');
     const now = this.clock.now();
     const outcome = await this.transactions.run(async (tx) => {
       const row = await this.repo.lockRefreshToken(this.crypto.sha256(token), tx);
@@ -139,7 +139,7 @@ export class TokenService {
     tx: Tx,
     withRefresh: boolean,
   ): Promise<TokenResponse> {
-    const accessToken = formatToken(ACCESS_TOKEN_PREFIX, this.crypto.randomToken(32));
+    const accessToken = formatToken(OAUTH_ACCESS_TOKEN, this.crypto.randomToken(32));
     await this.repo.insertAccessToken(
       {
         token_hash: this.crypto.sha256(accessToken),
@@ -161,7 +161,7 @@ export class TokenService {
       scope: grant.scope,
     };
     if (!withRefresh) return response;
-    const refreshToken = formatToken(REFRESH_TOKEN_PREFIX, this.crypto.randomToken(32));
+    const refreshToken = formatToken(OAUTH_REFRESH_TOKEN, this.crypto.randomToken(32));
     await this.repo.insertRefreshToken(
       {
         token_hash: this.crypto.sha256(refreshToken),
@@ -186,13 +186,13 @@ export class TokenService {
     if (!token) throw new OAuthError('invalid_request', 'token is required.');
     const now = this.clock.now();
     const hash = this.crypto.sha256(token);
-    if (hasValidChecksum(ACCESS_TOKEN_PREFIX, token)) {
+    if (hasValidChecksum(OAUTH_ACCESS_TOKEN, token)) {
       const row = await this.repo.findAccessToken(hash);
       const grant = row ? await this.repo.findGrant(row.grant_id) : null;
       if (row && grant && (!clientId || grant.client_id === clientId)) await this.repo.revokeAccessToken(hash, now);
       return;
     }
-    if (hasValidChecksum(REFRESH_TOKEN_PREFIX, token)) {
+    if (hasValidChecksum(OAUTH_REFRESH_TOKEN, token)) {
       const row = await this.repo.findRefreshToken(hash);
       const grant = row ? await this.repo.findGrant(row.grant_id) : null;
       if (grant && !grant.revoked_at && (!clientId || grant.client_id === clientId)) {
@@ -203,24 +203,18 @@ export class TokenService {
 
   /** The credential of a presented access token, or null when it is malformed, unknown, revoked or expired. */
   async authenticate(token: string): Promise<Credential | null> {
-    if (!hasValidChecksum(ACCESS_TOKEN_PREFIX, token)) return null;
+    if (!hasValidChecksum(OAUTH_ACCESS_TOKEN, token)) return null;
     const row = await this.repo.findAccessToken(this.crypto.sha256(token));
     if (!row || row.revoked_at || row.expires_at.getTime() <= this.clock.nowMs()) return null;
     // RFC 8707: the token was issued for this API only.
     if (row.resource !== this.server.resource) return null;
     const user = await this.users.findById(row.user_id);
     if (!user) return null;
-    return {
-      kind: 'oauth_token',
-      userId: row.user_id,
-      sessionId: null,
-      tokenId: row.id,
-      organizationId: row.organization_id,
-      access: user.ageBracket === 'under_18' ? 'read' : row.access,
-      minor: user.ageBracket === 'under_18',
-      impersonatorId: null,
-      platformRoles: [],
-    };
+    return bearerCredential(
+      'oauth_token',
+      { id: row.id, userId: row.user_id, organizationId: row.organization_id, access: row.access },
+      user,
+    );
   }
 
   /**

@@ -4,7 +4,6 @@ import type { Request } from 'express';
 import { BrowserSessionOnly, CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { OrgScoped, Roles } from '@/core/auth/tenancy';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
 import { UuidPipe } from '@/core/http/uuid';
 import {
