@@ -6,7 +6,7 @@ import { ApiError } from '@/core/http/api-error';
 import type { CookieChange } from '@/core/http/cookies';
 import { MailService } from '@/core/mail/mail.service';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import type { UserEntity } from '@/modules/users/entities/user.entity';
+import type { User } from '@/modules/users/users.types';
 import { normalizeEmail, UsersService } from '@/modules/users/users.service';
 import { EMAIL_CHANGE_CODE, EMAIL_CHANGED_NOTICE, maskEmail } from './auth.mails';
 import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
@@ -47,7 +47,7 @@ export class EmailChangeService {
     credential: Credential,
     code: string,
     ip: string | undefined,
-  ): Promise<{ user: UserEntity; cookies: readonly CookieChange[] }> {
+  ): Promise<{ user: User; cookies: readonly CookieChange[] }> {
     const before = await this.users.getById(credential.userId);
     const metadata = await this.codes.consume('email_change', before.id, code);
     if (!metadata?.email) {

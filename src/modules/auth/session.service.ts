@@ -8,7 +8,7 @@ import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import type { ClientInfo } from '@/core/http/client-info';
 import { clearCookie, COOKIE, type CookieChange, setCookie } from '@/core/http/cookies';
-import type { UserEntity } from '@/modules/users/entities/user.entity';
+import type { User } from '@/modules/users/users.types';
 import { UsersService } from '@/modules/users/users.service';
 import { type SessionRow, SessionsRepository } from './sessions.repository';
 
@@ -54,7 +54,7 @@ export class SessionService {
 
   /** Opens a session for the person; the answer carries its cookies. */
   async open(
-    user: UserEntity,
+    user: User,
     client: ClientInfo,
     options: { impersonatorId?: string; impersonationTtlSeconds?: number; tx?: Tx } = {},
   ): Promise<SessionCookies<SessionRow>> {
@@ -81,7 +81,7 @@ export class SessionService {
    * Rotates the refresh token (the `refresh_token` cookie's value). A token that was already rotated is reuse: the
    * whole session is revoked. Every failure is a 401 that clears the session cookies.
    */
-  async refresh(presented: string | undefined, client: ClientInfo): Promise<SessionCookies<UserEntity>> {
+  async refresh(presented: string | undefined, client: ClientInfo): Promise<SessionCookies<User>> {
     if (!presented) this.fail();
     const hash = this.crypto.sha256(presented);
     const now = this.clock.now();
@@ -127,7 +127,7 @@ export class SessionService {
   }
 
   /** Re-issues this session's cookies (after token_version changed, for instance), rotating its refresh token. */
-  async renew(user: UserEntity, sessionId: string): Promise<readonly CookieChange[]> {
+  async renew(user: User, sessionId: string): Promise<readonly CookieChange[]> {
     const now = this.clock.now();
     return this.transactions.run(async (tx) => {
       await this.sessions.rotateAll(sessionId, now, tx);
@@ -181,7 +181,7 @@ export class SessionService {
     return token;
   }
 
-  private sessionCookies(user: UserEntity, sessionId: string, refreshToken: string): CookieChange[] {
+  private sessionCookies(user: User, sessionId: string, refreshToken: string): CookieChange[] {
     const { token } = this.tokens.sign(
       'access',
       { sub: user.id, sid: sessionId, tv: user.tokenVersion },

@@ -5,7 +5,7 @@ import type { CookieChange } from '@/core/http/cookies';
 import { type Locale } from '@/core/mail/mail-template';
 import { MailService } from '@/core/mail/mail.service';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import type { UserEntity } from '@/modules/users/entities/user.entity';
+import type { User } from '@/modules/users/users.types';
 import { normalizeEmail, UsersService } from '@/modules/users/users.service';
 import { SIGN_IN_CODE } from './auth.mails';
 import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
@@ -21,13 +21,13 @@ export type SsoEnforcement = (email: string) => Promise<void>;
 
 /** A person whose session was opened, with the cookies that carry it. */
 export interface SignedIn {
-  readonly user: UserEntity;
+  readonly user: User;
   readonly cookies: readonly CookieChange[];
 }
 
 /** Where a proven first factor leads: a session, or (two-factor account) the challenge and its cookie. */
 export type Entered =
-  | { readonly kind: 'session'; readonly user: UserEntity; readonly cookies: readonly CookieChange[] }
+  | { readonly kind: 'session'; readonly user: User; readonly cookies: readonly CookieChange[] }
   | { readonly kind: 'two_factor'; readonly cookies: readonly CookieChange[] };
 
 /**
@@ -83,7 +83,7 @@ export class SignInService {
   }
 
   /** Opens a session for a person whose first factor is proven, or, on a two-factor account, starts the challenge. */
-  async enter(user: UserEntity, client: ClientInfo, context: ChallengeContext = {}): Promise<Entered> {
+  async enter(user: User, client: ClientInfo, context: ChallengeContext = {}): Promise<Entered> {
     const synced = await this.users.syncPlatformRoles(user);
     if (synced.twoFactorEnabledAt) {
       return { kind: 'two_factor', cookies: await this.twoFactor.startChallenge(synced, context) };
@@ -96,7 +96,7 @@ export class SignInService {
    * `enter` for API operations: the session, or on a two-factor account 401 `two_factor_required` carrying the
    * challenge cookie.
    */
-  async signInOrChallenge(user: UserEntity, client: ClientInfo, context: ChallengeContext = {}): Promise<SignedIn> {
+  async signInOrChallenge(user: User, client: ClientInfo, context: ChallengeContext = {}): Promise<SignedIn> {
     const entered = await this.enter(user, client, context);
     if (entered.kind === 'two_factor') {
       throw new ApiError('two_factor_required', 'Enter the code from your authenticator app.').withCookies(

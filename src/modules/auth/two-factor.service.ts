@@ -10,7 +10,7 @@ import { ApiError } from '@/core/http/api-error';
 import { clearCookie, COOKIE, type CookieChange, setCookie } from '@/core/http/cookies';
 import { MailService } from '@/core/mail/mail.service';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import type { UserEntity } from '@/modules/users/entities/user.entity';
+import type { User } from '@/modules/users/users.types';
 import { UsersService } from '@/modules/users/users.service';
 import { TWO_FACTOR_DISABLED, TWO_FACTOR_ENABLED } from './auth.mails';
 import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
@@ -139,7 +139,7 @@ export class TwoFactorService {
   }
 
   /** A current TOTP code, accepted once (the time step must be newer than the last accepted one). */
-  async checkTotp(user: UserEntity, code: string): Promise<boolean> {
+  async checkTotp(user: User, code: string): Promise<boolean> {
     if (!user.twoFactorSecret || !/^\d{6}$/.test(code)) return false;
     const secret = this.crypto.decrypt(user.twoFactorSecret);
     const time = this.clock.nowSeconds();
@@ -157,7 +157,7 @@ export class TwoFactorService {
   }
 
   /** A TOTP code or an unused recovery code (`xxxxx-xxxxx`), which is then spent. */
-  async checkSecondFactor(user: UserEntity, code: string): Promise<boolean> {
+  async checkSecondFactor(user: User, code: string): Promise<boolean> {
     const normalized = code.trim().toLowerCase();
     if (RECOVERY_FORMAT.test(normalized)) {
       return this.repository.spendRecoveryCode(
@@ -170,7 +170,7 @@ export class TwoFactorService {
   }
 
   /** Starts the sign-in challenge: a 5-minute HttpOnly `svc_2fa` cookie naming a single-use challenge. */
-  async startChallenge(user: UserEntity, context: ChallengeContext = {}): Promise<CookieChange[]> {
+  async startChallenge(user: User, context: ChallengeContext = {}): Promise<CookieChange[]> {
     const token = this.crypto.randomToken(32);
     const now = this.clock.now();
     await this.repository.createChallenge({
@@ -190,7 +190,7 @@ export class TwoFactorService {
   async completeChallenge(
     token: string | undefined,
     code: string,
-  ): Promise<{ user: UserEntity; context: ChallengeContext; cookies: CookieChange[] }> {
+  ): Promise<{ user: User; context: ChallengeContext; cookies: CookieChange[] }> {
     const now = this.clock.now();
     const challenge = token ? await this.repository.findChallenge(this.crypto.sha256(token)) : null;
     const cleared = [clearCookie(COOKIE.twoFactor)];

@@ -2,7 +2,7 @@ import type { TenancyResolver } from '@/core/auth/tenancy';
 import { createHash } from 'node:crypto';
 import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
-import type { AvatarChoice, UserEntity } from '@/modules/users/entities/user.entity';
+import type { AvatarChoice, User } from '@/modules/users/users.types';
 import type { UsersService } from '@/modules/users/users.service';
 import { AvatarSanitizer } from './avatar-sanitizer';
 import { AvatarStyle } from './avatar-style';
@@ -93,7 +93,7 @@ describe('AvatarsService', () => {
   });
 
   describe('forUser', () => {
-    const user = (avatar: AvatarChoice | null): Partial<UserEntity> => ({ id: ME, avatar });
+    const user = (avatar: AvatarChoice | null): Partial<User> => ({ id: ME, avatar });
 
     it("renders a person's saved choice, the same bytes as its preview", async () => {
       const saved = style.normalize({ seed: 'abcdefgh', head: 'afro' });

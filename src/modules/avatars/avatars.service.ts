@@ -4,7 +4,7 @@ import { Avatar } from '@dicebear/core';
 import { LRUCache } from 'lru-cache';
 import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
-import type { AvatarChoice } from '@/modules/users/entities/user.entity';
+import type { AvatarChoice } from '@/modules/users/users.types';
 import { UsersService } from '@/modules/users/users.service';
 import { AvatarSanitizer } from './avatar-sanitizer';
 import { type AvatarCatalog, type AvatarOptionsInput, AvatarStyle } from './avatar-style';

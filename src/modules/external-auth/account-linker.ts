@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@/core/clock/clock';
-import type { UserEntity } from '@/modules/users/entities/user.entity';
+import type { User } from '@/modules/users/users.types';
 import { UsersService } from '@/modules/users/users.service';
 import type { ExternalIdentity } from './claims';
 import { ExternalIdentitiesRepository, type IdentityProvider } from './external-identities.repository';
@@ -19,7 +19,7 @@ export class AccountLinker {
   ) {}
 
   /** The account this identity would enter, without creating or linking anything. */
-  async existing(identity: ExternalIdentity): Promise<UserEntity | null> {
+  async existing(identity: ExternalIdentity): Promise<User | null> {
     const linked = await this.identities.findUserId(identity.issuer, identity.subject);
     if (linked) {
       const user = await this.users.findById(linked);
@@ -32,7 +32,7 @@ export class AccountLinker {
     identity: ExternalIdentity,
     provider: IdentityProvider,
     connectionId: string | null,
-  ): Promise<{ user: UserEntity; created: boolean }> {
+  ): Promise<{ user: User; created: boolean }> {
     const link = { issuer: identity.issuer, subject: identity.subject, provider, connectionId };
     const now = this.clock.now();
     const linked = await this.identities.findUserId(identity.issuer, identity.subject);

@@ -4,7 +4,7 @@ import type { ClientInfo } from '@/core/http/client-info';
 import type { CookieChange } from '@/core/http/cookies';
 import { SignInService } from '@/modules/auth/sign-in.service';
 import type { ChallengeContext } from '@/modules/auth/two-factor.service';
-import type { UserEntity } from '@/modules/users/entities/user.entity';
+import type { User } from '@/modules/users/users.types';
 
 /** A browser-flow failure: the callback answers a redirect to `{WEB_URL}/login?error=<code>`, never a body. */
 export class BrowserFlowFailure extends Error {
@@ -40,7 +40,7 @@ export class BrowserSignIn {
   ) {}
 
   /** Opens the session (or, on a two-factor account, the challenge) and says where the browser goes next. */
-  async enter(user: UserEntity, client: ClientInfo, context: ChallengeContext = {}): Promise<BrowserExit> {
+  async enter(user: User, client: ClientInfo, context: ChallengeContext = {}): Promise<BrowserExit> {
     const entered = await this.signIn.enter(user, client, context);
     const location = this.web(entered.kind === 'session' ? '/dashboard' : '/login/two-factor');
     return { location, cookies: entered.cookies };

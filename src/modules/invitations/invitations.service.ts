@@ -21,9 +21,10 @@ import { FAILED_ATTEMPTS_ACCOUNT } from '@/modules/auth/auth.rate-limits';
 import { EmailCodeService } from '@/modules/auth/email-code.service';
 import { SignInService } from '@/modules/auth/sign-in.service';
 import { CohortsService } from '@/modules/cohorts/cohorts.service';
-import type { OrganizationEntity } from '@/modules/organizations/entities/organization.entity';
+
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
-import type { UserEntity } from '@/modules/users/entities/user.entity';
+import type { Organization } from '@/modules/organizations/organizations.types';
+import type { User } from '@/modules/users/users.types';
 import { normalizeEmail, UsersService } from '@/modules/users/users.service';
 import type {
   AcceptInvitationDto,
@@ -60,7 +61,7 @@ export interface InviteOptions {
 
 interface Usable {
   invitation: InvitationRow;
-  organization: OrganizationEntity;
+  organization: Organization;
 }
 
 /**
@@ -351,9 +352,9 @@ export class InvitationsService {
    */
   private async join(
     invitation: InvitationRow,
-    organization: OrganizationEntity,
+    organization: Organization,
     how: { method: 'code' | 'session'; userId?: string; ip?: string },
-  ): Promise<{ user: UserEntity; role: OrgRole }> {
+  ): Promise<{ user: User; role: OrgRole }> {
     return this.transactions.run(async (tx) => {
       const now = this.clock.now();
       const locked = await this.invitations.lock(organization.id, invitation.id, tx);
@@ -407,7 +408,7 @@ export class InvitationsService {
   }
 
   /** The invitee's own language when the address has an account, else the organization's. */
-  private locale(account: UserEntity | null, organization: OrganizationEntity): Locale {
+  private locale(account: User | null, organization: Organization): Locale {
     return account ? this.users.emailLocale(account, organization.locale) : resolveLocale(organization.locale);
   }
 

@@ -5,7 +5,7 @@ import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { TransactionRunner } from '@/core/database/transaction';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
-import type { UserEntity } from '@/modules/users/entities/user.entity';
+import type { User } from '@/modules/users/users.types';
 import { UsersService } from '@/modules/users/users.service';
 import { matchesRegisteredRedirect, SCOPE } from './client-registration';
 import type { AuthorizeDecisionDto } from './dto/oauth.dto';
@@ -262,7 +262,7 @@ export class AuthorizationService {
   }
 
   /** Impersonation and learners who have not declared themselves adults cannot hand out tokens. */
-  private refusal(credential: Credential, user: UserEntity): AuthorizeReply | null {
+  private refusal(credential: Credential, user: User): AuthorizeReply | null {
     if (credential.impersonatorId) {
       return page(403, 'Not while impersonating', 'Only the person themself can connect applications.');
     }

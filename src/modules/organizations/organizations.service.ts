@@ -19,6 +19,7 @@ import type {
   UsageDto,
 } from './dto/organization.dto';
 import type { OrganizationEntity } from './entities/organization.entity';
+import type { Organization } from './organizations.types';
 import { OrganizationsRepository } from './organizations.repository';
 
 /** Counts of other areas shown in plan usage (enrollments, AI requests), registered by those areas. */
@@ -68,17 +69,17 @@ export class OrganizationsService extends TenancyResolver {
     this.counters.set(name, counter);
   }
 
-  findById(id: string): Promise<OrganizationEntity | null> {
+  findById(id: string): Promise<Organization | null> {
     return this.orgs.findById(id);
   }
 
-  async getById(id: string): Promise<OrganizationEntity> {
+  async getById(id: string): Promise<Organization> {
     const org = await this.orgs.findById(id);
     if (!org) throw ApiError.notFound();
     return org;
   }
 
-  toDto(org: OrganizationEntity): OrganizationDto {
+  toDto(org: Organization): OrganizationDto {
     return {
       id: org.id,
       name: org.name,
@@ -218,9 +219,7 @@ export class OrganizationsService extends TenancyResolver {
   }
 
   /** The organization a request acts in: the token's, else the session's active one (must still be a member). */
-  async requestOrganization(
-    credential: Credential,
-  ): Promise<{ organization: OrganizationEntity; membership: Membership }> {
+  async requestOrganization(credential: Credential): Promise<{ organization: Organization; membership: Membership }> {
     const organizationId =
       credential.organizationId ?? (await this.users.getById(credential.userId)).lastOrganizationId;
     const membership = organizationId ? await this.orgs.membership(organizationId, credential.userId) : null;

@@ -20,7 +20,8 @@ import {
   type StepState,
   type UpdateFirstStepsDto,
 } from './dto/onboarding.dto';
-import type { AvatarChoice, UserEntity } from './entities/user.entity';
+import type { UserEntity } from './entities/user.entity';
+import type { AvatarChoice, User } from './users.types';
 import { UsersRepository } from './users.repository';
 
 /** Version of the terms the adult declaration is recorded against. */
@@ -37,26 +38,26 @@ export class UsersService {
   ) {}
 
   /** By id, in the caller's transaction (or export snapshot, an EntityManager) when given, else from the cache. */
-  findById(id: string, tx?: Tx | EntityManager): Promise<UserEntity | null> {
+  findById(id: string, tx?: Tx | EntityManager): Promise<User | null> {
     return this.users.findById(id, tx);
   }
 
-  async getById(id: string): Promise<UserEntity> {
+  async getById(id: string): Promise<User> {
     const user = await this.users.findById(id);
     if (!user) throw ApiError.unauthorized();
     return user;
   }
 
-  findByEmail(email: string, tx?: Tx): Promise<UserEntity | null> {
+  findByEmail(email: string, tx?: Tx): Promise<User | null> {
     return this.users.findByEmail(normalizeEmail(email), tx);
   }
 
-  findByIds(ids: string[]): Promise<UserEntity[]> {
+  findByIds(ids: string[]): Promise<User[]> {
     return this.users.findByIds(ids);
   }
 
   /** The account of this email, created on first use (sign-in or accepted invitation). */
-  async findOrCreate(email: string, locale: Locale, tx?: Tx): Promise<{ user: UserEntity; created: boolean }> {
+  async findOrCreate(email: string, locale: Locale, tx?: Tx): Promise<{ user: User; created: boolean }> {
     const normalized = normalizeEmail(email);
     const existing = await this.users.findByEmail(normalized, tx);
     if (existing) return { user: existing, created: false };
@@ -82,7 +83,7 @@ export class UsersService {
   }
 
   /** `platform_admin` follows PLATFORM_ADMIN_EMAILS at each sign-in; other roles are kept. */
-  async syncPlatformRoles(user: UserEntity, tx?: Tx): Promise<UserEntity> {
+  async syncPlatformRoles(user: User, tx?: Tx): Promise<User> {
     const roles = this.platformRolesFor(user.email, user.platformRoles);
     if (roles.length === user.platformRoles.length && roles.every((r) => user.platformRoles.includes(r))) return user;
     await this.users.update(user.id, { platformRoles: roles }, tx);
@@ -108,7 +109,7 @@ export class UsersService {
     return candidate;
   }
 
-  toDto(user: UserEntity): UserDto {
+  toDto(user: User): UserDto {
     return {
       id: user.id,
       email: user.email,
@@ -130,7 +131,7 @@ export class UsersService {
     };
   }
 
-  async updateProfile(userId: string, dto: UpdateProfileDto): Promise<UserEntity> {
+  async updateProfile(userId: string, dto: UpdateProfileDto): Promise<User> {
     // Minors are never shown by name to other learners (extensions-v2 17.6): their profile stays private.
     if (dto.public_profile === true && (await this.getById(userId)).ageBracket === 'under_18') {
       throw ApiError.forbidden('A minor’s profile cannot be public.', 'minor_restricted');
@@ -176,7 +177,7 @@ export class UsersService {
     return this.users.update(userId, changes, tx);
   }
 
-  onboardingStatus(user: UserEntity): OnboardingStatusDto {
+  onboardingStatus(user: User): OnboardingStatusDto {
     const steps = Object.fromEntries(FIRST_STEPS.map((s) => [s, user.firstSteps[s] ?? 'pending'])) as Record<
       FirstStep,
       StepState
@@ -229,7 +230,7 @@ export class UsersService {
   }
 
   /** The person's language for email: their own, else the organization's, else Spanish. */
-  emailLocale(user: Pick<UserEntity, 'locale'> | null, organizationLocale?: string | null): Locale {
+  emailLocale(user: Pick<User, 'locale'> | null, organizationLocale?: string | null): Locale {
     return resolveLocale(user?.locale, organizationLocale);
   }
 }

@@ -1,8 +1,10 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { Locale } from '@/core/mail/mail-template';
+import type { Organization, OrganizationStatus } from '../organizations.types';
 
+/** The `organizations` table's mapping; other areas see it as `Organization` (organizations.types.ts). */
 @Entity('organizations')
-export class OrganizationEntity {
+export class OrganizationEntity implements Organization {
   @PrimaryGeneratedColumn('uuid') id!: string;
   @Column('text') name!: string;
   @Column('text') slug!: string;
@@ -10,7 +12,7 @@ export class OrganizationEntity {
   @Column('text', { name: 'time_zone' }) timeZone!: string;
   @Column('text', { name: 'logo_url', nullable: true }) logoUrl!: string | null;
   @Column('text', { name: 'brand_color', nullable: true }) brandColor!: string | null;
-  @Column('text') status!: 'active' | 'suspended';
+  @Column('text') status!: OrganizationStatus;
   @Column('timestamptz', { name: 'suspended_at', nullable: true }) suspendedAt!: Date | null;
   @Column('text', { name: 'suspended_reason', nullable: true }) suspendedReason!: string | null;
   @Column('text') plan!: string;

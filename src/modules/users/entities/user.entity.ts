@@ -1,25 +1,11 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { PlatformRole } from '@/core/auth/credential';
 import type { Locale } from '@/core/mail/mail-template';
+import type { AgeBracket, AvatarChoice, User } from '../users.types';
 
-export type AgeBracket = 'adult' | 'under_18';
-
-/** Saved avatar choice: the generated avatar's traits and colors (null fields let the seed decide). */
-export interface AvatarChoice {
-  seed: string;
-  head: string | null;
-  expression: string | null;
-  facial_hair: string | null;
-  accessories: string | null;
-  mask: string | null;
-  skin_color: string | null;
-  hair_color: string | null;
-  clothing_color: string | null;
-  background: string | null;
-}
-
+/** The `users` table's mapping; other areas see it as `User` (users.types.ts). */
 @Entity('users')
-export class UserEntity {
+export class UserEntity implements User {
   @PrimaryGeneratedColumn('uuid') id!: string;
   @Column('text') email!: string;
   @Column('text') username!: string;
