@@ -108,13 +108,3 @@ export const TWO_FACTOR_DISABLED = defineMailTemplate<Record<string, never>>('au
     ],
   }),
 });
-
-/** `ana@example.org` -> `a**@e******.org`: enough to recognise, not to read. */
-export function maskEmail(email: string): string {
-  const [local = '', domain = ''] = email.split('@');
-  const dot = domain.lastIndexOf('.');
-  const host = dot > 0 ? domain.slice(0, dot) : domain;
-  const tld = dot > 0 ? domain.slice(dot) : '';
-  const mask = (s: string): string => (s.length <= 1 ? '*' : s[0] + '*'.repeat(Math.min(s.length - 1, 6)));
-  return `${mask(local)}@${mask(host)}${tld}`;
-}

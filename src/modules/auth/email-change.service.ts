@@ -4,12 +4,11 @@ import type { Credential } from '@/core/auth/credential';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import type { CookieChange } from '@/core/http/cookies';
+import { maskEmail } from '@/core/mail/addresses';
 import { MailService } from '@/core/mail/mail.service';
-import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import type { User } from '@/modules/users/users.types';
 import { normalizeEmail, UsersService } from '@/modules/users/users.service';
-import { EMAIL_CHANGE_CODE, EMAIL_CHANGED_NOTICE, maskEmail } from './auth.mails';
-import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
+import { EMAIL_CHANGE_CODE, EMAIL_CHANGED_NOTICE } from './auth.mails';
 import { EmailCodeService } from './email-code.service';
 import { SessionService } from './session.service';
 
@@ -26,7 +25,6 @@ export class EmailChangeService {
     private readonly sessions: SessionService,
     private readonly mail: MailService,
     private readonly audit: AuditService,
-    private readonly limits: RateLimitService,
     private readonly transactions: TransactionRunner,
   ) {}
 
@@ -49,12 +47,8 @@ export class EmailChangeService {
     ip: string | undefined,
   ): Promise<{ user: User; cookies: readonly CookieChange[] }> {
     const before = await this.users.getById(credential.userId);
-    const metadata = await this.codes.consume('email_change', before.id, code);
-    if (!metadata?.email) {
-      await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, before.email);
-      throw ApiError.badRequest('invalid_otp', 'The code is not valid or has expired.');
-    }
-    const target = metadata.email;
+    // An email-change code always carries the new address (`request` stores it).
+    const target = (await this.codes.verify('email_change', before.id, code, before.email)).email;
     await this.transactions.run(async (tx) => {
       const holder = await this.users.findByEmail(target, tx);
       if (holder && holder.id !== before.id)

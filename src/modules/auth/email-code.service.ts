@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import type { Tx } from '@/core/database/transaction';
+import { ApiError } from '@/core/http/api-error';
+import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
+import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
 import { EmailCodesRepository } from './email-codes.repository';
 
 export type CodePurpose = 'sign_in' | 'step_up' | 'email_change' | 'invitation';
@@ -20,6 +23,7 @@ export class EmailCodeService {
     private readonly codes: EmailCodesRepository,
     private readonly crypto: CryptoService,
     private readonly clock: Clock,
+    private readonly limits: RateLimitService,
   ) {}
 
   async issue(
@@ -60,13 +64,28 @@ export class EmailCodeService {
     return this.codes.use(row.id, now, CODE_MAX_ATTEMPTS);
   }
 
+  /**
+   * `consume` for an operation: the metadata, or 400 `invalid_otp` after counting a failed attempt against the
+   * account `accountEmail` (the per-account limit shared by every way of proving an address).
+   */
+  async verify(
+    purpose: CodePurpose,
+    subject: string,
+    code: string,
+    accountEmail: string,
+  ): Promise<Record<string, string>> {
+    const metadata = await this.consume(purpose, subject, code);
+    if (!metadata) {
+      await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, accountEmail);
+      throw ApiError.badRequest('invalid_otp', 'The code is not valid or has expired.');
+    }
+    return metadata;
+  }
+
   /** Deletes the codes of these subjects (an erasure: the invitations of an erased address, for one). */
   async discard(purpose: CodePurpose, subjects: readonly string[], tx: Tx): Promise<void> {
     if (subjects.length === 0) return;
-    await tx.manager.query(`DELETE FROM email_codes WHERE purpose = $1 AND subject = ANY($2::text[])`, [
-      purpose,
-      subjects,
-    ]);
+    await this.codes.deleteSubjects(purpose, subjects, tx);
   }
 
   private hash(purpose: CodePurpose, subject: string, code: string): string {

@@ -61,4 +61,11 @@ export class EmailCodesRepository {
     );
     return used[0]?.metadata ?? null;
   }
+
+  async deleteSubjects(purpose: string, subjects: readonly string[], tx: Tx): Promise<void> {
+    await tx.manager.query(`DELETE FROM email_codes WHERE purpose = $1 AND subject = ANY($2::text[])`, [
+      purpose,
+      subjects,
+    ]);
+  }
 }

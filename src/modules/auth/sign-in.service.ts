@@ -4,20 +4,15 @@ import type { ClientInfo } from '@/core/http/client-info';
 import type { CookieChange } from '@/core/http/cookies';
 import { type Locale } from '@/core/mail/mail-template';
 import { MailService } from '@/core/mail/mail.service';
-import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import type { User } from '@/modules/users/users.types';
 import { normalizeEmail, UsersService } from '@/modules/users/users.service';
 import { SIGN_IN_CODE } from './auth.mails';
-import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
 import { EmailCodeService } from './email-code.service';
 import { SessionService } from './session.service';
+import { SsoPolicy } from './sso-policy.port';
 import { type ChallengeContext, TwoFactorService } from './two-factor.service';
 
-/**
- * SSO enforcement for email-code sign-in, supplied by the SSO area at start (the auth area does not depend on
- * it): throws 403 `sso_required` when the address's domain enforces SSO and the person is not exempt.
- */
-export type SsoEnforcement = (email: string) => Promise<void>;
+export const SSO_REQUIRED_MESSAGE = 'Your organization requires signing in with its single sign-on.';
 
 /** A person whose session was opened, with the cookies that carry it. */
 export interface SignedIn {
@@ -42,21 +37,17 @@ export class SignInService {
     private readonly mail: MailService,
     private readonly sessions: SessionService,
     private readonly twoFactor: TwoFactorService,
-    private readonly limits: RateLimitService,
+    private readonly sso: SsoPolicy,
   ) {}
-
-  // --- SSO enforcement hook (registered by the SSO area) ---
-  private ssoEnforcement: SsoEnforcement | null = null;
-
-  useSsoEnforcement(check: SsoEnforcement): void {
-    this.ssoEnforcement = check;
-  }
 
   /** Throws 403 `sso_required` when the address's domain enforces SSO (every email-code path asks this). */
   async assertEmailCodeAllowed(email: string): Promise<void> {
-    if (this.ssoEnforcement) await this.ssoEnforcement(normalizeEmail(email));
+    const normalized = normalizeEmail(email);
+    const user = await this.users.findByEmail(normalized);
+    if (await this.sso.ssoRequired(normalized, user?.id ?? null)) {
+      throw ApiError.forbidden(SSO_REQUIRED_MESSAGE, 'sso_required');
+    }
   }
-  // --- end of SSO enforcement hook ---
 
   async requestCode(email: string, locale: Locale): Promise<void> {
     const normalized = normalizeEmail(email);
@@ -73,11 +64,7 @@ export class SignInService {
   async verifyCode(email: string, code: string, client: ClientInfo): Promise<SignedIn> {
     const normalized = normalizeEmail(email);
     await this.assertEmailCodeAllowed(normalized);
-    const metadata = await this.codes.consume('sign_in', normalized, code);
-    if (!metadata) {
-      await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, normalized);
-      throw ApiError.badRequest('invalid_otp', 'The code is not valid or has expired.');
-    }
+    const metadata = await this.codes.verify('sign_in', normalized, code, normalized);
     const { user } = await this.users.findOrCreate(normalized, metadata.locale === 'en' ? 'en' : 'es');
     return this.signInOrChallenge(user, client);
   }

@@ -8,6 +8,7 @@ import { type Page, toPage } from '@/core/http/pagination';
 import { isForeignKeyViolation } from '@/core/database/constraint-violation';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
 import { UsersService } from '@/modules/users/users.service';
+import { InstituteLinks } from './institute-links.port';
 import { type CohortRole, type CohortRow, CohortsRepository, type CohortValues } from './cohorts.repository';
 import type {
   AddCohortMemberDto,
@@ -18,9 +19,6 @@ import type {
   UpdateCohortDto,
 } from './dto/cohort.dto';
 
-/** Whether an institute is linked to an organization (answered by the institutes area, which owns the rule). */
-export type InstituteLinkCheck = (organizationId: string, instituteId: string, tx?: Tx) => Promise<boolean>;
-
 const UPDATABLE = ['name', 'institute_id', 'starts_on', 'ends_on'] as const;
 
 /**
@@ -29,8 +27,6 @@ const UPDATABLE = ['name', 'institute_id', 'starts_on', 'ends_on'] as const;
  */
 @Injectable()
 export class CohortsService {
-  private instituteLinked: InstituteLinkCheck = async () => false;
-
   constructor(
     private readonly cohorts: CohortsRepository,
     private readonly clock: Clock,
@@ -38,15 +34,8 @@ export class CohortsService {
     private readonly transactions: TransactionRunner,
     private readonly organizations: OrganizationsService,
     private readonly users: UsersService,
+    private readonly instituteLinks: InstituteLinks,
   ) {}
-
-  /**
-   * The institutes area registers its linkage rule here at start (it depends on this service, so this one cannot
-   * depend on it). Until then no institute is linked: a cohort can only be created without one (fail closed).
-   */
-  useInstituteLinks(check: InstituteLinkCheck): void {
-    this.instituteLinked = check;
-  }
 
   /** The cohort when it belongs to this organization, else null (a cohort of another organization is "not found"). */
   findInOrganization(organizationId: string, cohortId: string, tx?: Tx): Promise<CohortRow | null> {
@@ -279,7 +268,7 @@ export class CohortsService {
   }
 
   private async checkInstitute(organizationId: string, instituteId: string | null, tx: Tx): Promise<void> {
-    if (instituteId && !(await this.instituteLinked(organizationId, instituteId, tx))) {
+    if (instituteId && !(await this.instituteLinks.isLinked(organizationId, instituteId, tx))) {
       throw ApiError.validation([
         { field: 'institute_id', message: 'institute_id must be an institute linked to this organization' },
       ]);

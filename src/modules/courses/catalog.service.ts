@@ -1,30 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@/core/database/transaction';
-import {
-  type CardRow,
-  type CourseRow,
-  CoursesRepository,
-  type LessonRow,
-  type OutlineRow,
-  type QuizRow,
-} from './courses.repository';
+import { CoursesRepository } from './courses.repository';
+import type { CardRow, CourseRow, LessonRow, OutlineRow, QuizRow } from './courses.types';
 import type { CourseCardDto, EnrollmentDto } from './dto/course.dto';
-
-/**
- * What the catalog needs to know about a learner, answered by the progress area (which depends on this service,
- * so this one cannot depend on it). Registered at start; until then nobody is enrolled (fail closed).
- */
-export interface LearnerState {
-  enrollment(organizationId: string, userId: string, courseId: string): Promise<EnrollmentDto | null>;
-  enrolledCourseIds(organizationId: string, userId: string, courseIds: string[]): Promise<Set<string>>;
-  completedLessonIds(organizationId: string, userId: string, courseId: string): Promise<Set<string>>;
-}
-
-const NOBODY_ENROLLED: LearnerState = {
-  enrollment: async () => null,
-  enrolledCourseIds: async () => new Set(),
-  completedLessonIds: async () => new Set(),
-};
 
 /** A course as one organization's member may reach it. */
 export interface ReachableCourse {
@@ -41,17 +19,7 @@ export interface ReachableCourse {
  */
 @Injectable()
 export class CatalogService {
-  private learners: LearnerState = NOBODY_ENROLLED;
-
   constructor(private readonly courses: CoursesRepository) {}
-
-  useLearnerState(state: LearnerState): void {
-    this.learners = state;
-  }
-
-  get learnerState(): LearnerState {
-    return this.learners;
-  }
 
   /** Any course by id or slug, whatever its status. */
   resolve(idOrSlug: string, tx?: Tx): Promise<CourseRow | null> {
@@ -65,14 +33,20 @@ export class CatalogService {
   /**
    * The course when this member may reach it: in the organization's catalog, or, once no longer there
    * (unpublished, or no longer offered to the organization), still for the people already enrolled in it here.
-   * Drafts and other organizations' restricted courses are null (404 for the caller).
+   * Drafts and other organizations' restricted courses are null (404 for the caller). `enrollmentOf` answers the
+   * member's enrollment in a course (the progress area's, which calls this; the course pages ask it through
+   * `LearnerState`).
    */
-  async reachable(organizationId: string, userId: string, idOrSlug: string): Promise<ReachableCourse | null> {
+  async reachable(
+    organizationId: string,
+    idOrSlug: string,
+    enrollmentOf: (courseId: string) => Promise<EnrollmentDto | null>,
+  ): Promise<ReachableCourse | null> {
     const course = await this.courses.findByIdOrSlug(idOrSlug);
     if (!course || course.status === 'draft') return null;
     const [visible, enrollment] = await Promise.all([
       this.courses.isVisible(organizationId, course.id),
-      this.learners.enrollment(organizationId, userId, course.id),
+      enrollmentOf(course.id),
     ]);
     if (!visible && !enrollment) return null;
     return { course, visible, enrollment };

@@ -7,6 +7,7 @@ import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
 import { type Page, toPage } from '@/core/http/pagination';
 import { CatalogService, type ReachableCourse } from './catalog.service';
+import { LearnerState } from './learner-state.port';
 import { CoursesRepository } from './courses.repository';
 import type {
   CatalogQueryDto,
@@ -25,6 +26,7 @@ export class CoursesService {
   constructor(
     private readonly courses: CoursesRepository,
     private readonly catalog: CatalogService,
+    private readonly learners: LearnerState,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
     private readonly events: DomainEvents,
@@ -36,7 +38,7 @@ export class CoursesService {
       { q: query.q, language: query.language, level: query.level, tag: query.tag },
       query,
     );
-    const enrolled = await this.catalog.learnerState.enrolledCourseIds(
+    const enrolled = await this.learners.enrolledCourseIds(
       member.organizationId,
       member.userId,
       rows.map((r) => r.id),
@@ -54,7 +56,7 @@ export class CoursesService {
       this.catalog.cards([course.id]),
       this.catalog.outline(course.id),
       enrollment
-        ? this.catalog.learnerState.completedLessonIds(member.organizationId, member.userId, course.id)
+        ? this.learners.completedLessonIds(member.organizationId, member.userId, course.id)
         : Promise.resolve(new Set<string>()),
     ]);
     const card = cards.get(course.id);
@@ -87,7 +89,7 @@ export class CoursesService {
     const [outline, quiz, completed] = await Promise.all([
       this.catalog.outline(course.id),
       lesson.has_quiz ? this.catalog.quizOf(lesson.id) : Promise.resolve(null),
-      this.catalog.learnerState.completedLessonIds(member.organizationId, member.userId, course.id),
+      this.learners.completedLessonIds(member.organizationId, member.userId, course.id),
     ]);
     const index = outline.findIndex((l) => l.id === lesson.id);
     return {
@@ -149,7 +151,9 @@ export class CoursesService {
   }
 
   private async reach(member: Membership, idOrSlug: string): Promise<ReachableCourse> {
-    const reachable = await this.catalog.reachable(member.organizationId, member.userId, idOrSlug);
+    const reachable = await this.catalog.reachable(member.organizationId, idOrSlug, (courseId) =>
+      this.learners.enrollment(member.organizationId, member.userId, courseId),
+    );
     if (!reachable) throw ApiError.notFound();
     return reachable;
   }

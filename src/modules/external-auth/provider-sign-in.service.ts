@@ -3,8 +3,8 @@ import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { ApiError } from '@/core/http/api-error';
 import { clearCookie, COOKIE, setCookie } from '@/core/http/cookies';
-import { SignInMethods } from '@/modules/auth/sign-in-methods';
-import { SsoPolicyService } from '@/modules/sso/sso-policy.service';
+import type { SignInProviders } from '@/modules/auth/sign-in-providers.port';
+import { SsoPolicy } from '@/modules/auth/sso-policy.port';
 import { AccountLinker } from './account-linker';
 import {
   type BrowserExit,
@@ -32,17 +32,17 @@ function isProvider(name: string): name is ProviderName {
  * the browser (`svc_oauth_state`); the callback always answers with a redirect to the web app.
  */
 @Injectable()
-export class ProviderSignInService implements OnModuleInit {
+export class ProviderSignInService implements OnModuleInit, SignInProviders {
   private readonly logger = new Logger('ProviderSignIn');
+  private readonly offered: ProviderName[] = [];
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly methods: SignInMethods,
     private readonly oidc: OidcClients,
     private readonly states: SignInStates,
     private readonly accounts: AccountLinker,
     private readonly browser: BrowserSignIn,
-    private readonly policy: SsoPolicyService,
+    private readonly policy: SsoPolicy,
     private readonly crypto: CryptoService,
   ) {}
 
@@ -53,8 +53,13 @@ export class ProviderSignInService implements OnModuleInit {
       if (!provider) continue;
       const problem = this.oidc.issuerProblem(provider.issuer);
       if (problem) throw new Error(`Configuration error: ${name.toUpperCase()}_ISSUER ${problem}`);
-      this.methods.addProvider(name);
+      this.offered.push(name);
     }
+  }
+
+  /** The providers configured (and valid) on this deployment, in a fixed order. */
+  configured(): readonly string[] {
+    return this.offered;
   }
 
   /** The provider's authorization URL, with the state cookie. */

@@ -1,27 +1,24 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { CohortsModule } from '@/modules/cohorts/cohorts.module';
-import { CohortsService } from '@/modules/cohorts/cohorts.service';
+import { InstituteLinks } from '@/modules/cohorts/institute-links.port';
+import { InstituteLinksOfOrganizations } from './institute-links';
 import { InstitutesController } from './institutes.controller';
 import { InstitutesRepository } from './institutes.repository';
 import { InstitutesService } from './institutes.service';
 
-/** Institutes and their linkage to organizations; part of the cohorts area (tag `cohorts`). */
+/**
+ * Institutes and their linkage to organizations; part of the cohorts area (tag `cohorts`). Global so the cohorts
+ * area finds the `InstituteLinks` port this area provides (a cohort may only name a linked institute).
+ */
+@Global()
 @Module({
   imports: [CohortsModule],
   controllers: [InstitutesController],
-  providers: [InstitutesRepository, InstitutesService],
-  exports: [InstitutesService],
+  providers: [
+    InstitutesRepository,
+    InstitutesService,
+    { provide: InstituteLinks, useClass: InstituteLinksOfOrganizations },
+  ],
+  exports: [InstitutesService, InstituteLinks],
 })
-export class InstitutesModule implements OnModuleInit {
-  constructor(
-    private readonly cohorts: CohortsService,
-    private readonly institutes: InstitutesService,
-  ) {}
-
-  onModuleInit(): void {
-    // A cohort may only name an institute linked to its organization; the rule lives here.
-    this.cohorts.useInstituteLinks((organizationId, instituteId, tx) =>
-      this.institutes.isLinked(organizationId, instituteId, tx),
-    );
-  }
-}
+export class InstitutesModule {}

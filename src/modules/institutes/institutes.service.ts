@@ -27,11 +27,6 @@ export class InstitutesService {
     private readonly transactions: TransactionRunner,
   ) {}
 
-  /** The linkage rule, registered with the cohorts area (a cohort may only name a linked institute). */
-  isLinked(organizationId: string, instituteId: string, tx?: Tx): Promise<boolean> {
-    return this.institutes.isLinked(organizationId, instituteId, tx);
-  }
-
   async list(credential: Credential): Promise<InstituteListDto> {
     const { organization } = await this.organizations.requestOrganization(credential);
     const rows = await this.institutes.listLinked(organization.id);

@@ -13,11 +13,9 @@ import { ApiError } from '@/core/http/api-error';
 import type { ClientInfo } from '@/core/http/client-info';
 import type { CookieChange } from '@/core/http/cookies';
 import { type Page, toPage } from '@/core/http/pagination';
+import { maskEmail } from '@/core/mail/addresses';
 import { type Locale, resolveLocale } from '@/core/mail/mail-template';
 import { MailService } from '@/core/mail/mail.service';
-import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import { maskEmail } from '@/modules/auth/auth.mails';
-import { FAILED_ATTEMPTS_ACCOUNT } from '@/modules/auth/auth.rate-limits';
 import { EmailCodeService } from '@/modules/auth/email-code.service';
 import { SignInService } from '@/modules/auth/sign-in.service';
 import { CohortsService } from '@/modules/cohorts/cohorts.service';
@@ -80,7 +78,6 @@ export class InvitationsService {
     private readonly signIn: SignInService,
     private readonly mail: MailService,
     private readonly audit: AuditService,
-    private readonly limits: RateLimitService,
     private readonly crypto: CryptoService,
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
@@ -268,10 +265,7 @@ export class InvitationsService {
     const { invitation, organization } = await this.usable(dto.token);
     // Joining by email code is an email-code sign-in: an enforced SSO domain refuses it too.
     await this.signIn.assertEmailCodeAllowed(invitation.email);
-    if (!(await this.codes.consume('invitation', invitation.id, dto.code))) {
-      await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, invitation.email);
-      throw ApiError.badRequest('invalid_otp', 'The code is not valid or has expired.');
-    }
+    await this.codes.verify('invitation', invitation.id, dto.code, invitation.email);
     const joined = await this.join(invitation, organization, { method: 'code', ip: client.ip });
     let user = joined.user;
     if (dto.name && !user.name) user = await this.users.updateProfile(user.id, { name: dto.name });

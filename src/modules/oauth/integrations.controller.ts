@@ -5,12 +5,12 @@ import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
 import { isUuid } from '@/core/http/uuid';
-import { IntegrationsRegistry } from '@/modules/users/integrations.registry';
+import { TokenService } from './token.service';
 
 @ApiTags('users')
 @Controller('me/integrations')
 export class IntegrationsController {
-  constructor(private readonly integrations: IntegrationsRegistry) {}
+  constructor(private readonly tokens: TokenService) {}
 
   @Delete(':integration_id')
   @HttpCode(204)
@@ -24,7 +24,7 @@ export class IntegrationsController {
   @ApiNoContentResponse()
   @ApiErrors([404, 'not_found'])
   async revoke(@CurrentCredential() credential: Credential, @Param('integration_id') id: string): Promise<void> {
-    if (!isUuid(id) || !(await this.integrations.revoke(credential.userId, id.toLowerCase()))) {
+    if (!isUuid(id) || !(await this.tokens.revokeIntegration(credential.userId, id.toLowerCase()))) {
       throw ApiError.notFound();
     }
   }

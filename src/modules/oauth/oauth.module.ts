@@ -1,6 +1,6 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
+import { ConnectedApplications } from '@/modules/users/connected-applications.port';
 import { UsersModule } from '@/modules/users/users.module';
-import { IntegrationsRegistry } from '@/modules/users/integrations.registry';
 import { AuthorizationService } from './authorization.service';
 import { ClientRegistrationService } from './client-registration.service';
 import { IntegrationsController } from './integrations.controller';
@@ -14,8 +14,10 @@ import { WellKnownController } from './well-known.controller';
 
 /**
  * The OAuth 2.1 authorization server for the remote tool connector, the `svc_oat_` bearer strategy, and the
- * connected applications among the person's integrations.
+ * connected applications among the person's integrations. Global so the users area finds the
+ * `ConnectedApplications` port this area provides.
  */
+@Global()
 @Module({
   imports: [UsersModule],
   controllers: [OAuthController, WellKnownController, IntegrationsController],
@@ -27,29 +29,8 @@ import { WellKnownController } from './well-known.controller';
     OAuthTokenStrategy,
     TokenService,
     OAuthPersonalData,
+    { provide: ConnectedApplications, useExisting: TokenService },
   ],
-  exports: [TokenService],
+  exports: [TokenService, ConnectedApplications],
 })
-export class OAuthModule implements OnModuleInit {
-  constructor(
-    private readonly registry: IntegrationsRegistry,
-    private readonly repo: OAuthRepository,
-    private readonly tokens: TokenService,
-  ) {}
-
-  onModuleInit(): void {
-    this.registry.register({
-      kind: 'oauth_client',
-      list: async (userId) =>
-        (await this.repo.listLiveGrants(userId)).map((grant) => ({
-          id: grant.id,
-          kind: 'oauth_client',
-          name: grant.client_name ?? 'Application',
-          shared_since: grant.shared_since?.toISOString() ?? null,
-          publishing_enabled: grant.publishing_enabled,
-          created_at: grant.created_at.toISOString(),
-        })),
-      revoke: (userId, id) => this.tokens.revokeIntegration(userId, id),
-    });
-  }
-}
+export class OAuthModule {}

@@ -6,6 +6,8 @@ import { formatToken, hasValidChecksum, OAUTH_ACCESS_TOKEN, OAUTH_REFRESH_TOKEN 
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
+import type { ConnectedApplications } from '@/modules/users/connected-applications.port';
+import type { IntegrationDto } from '@/modules/users/dto/onboarding.dto';
 import { UsersService } from '@/modules/users/users.service';
 import { SCOPE } from './client-registration';
 import { OAuthError, singleParam } from './oauth-errors';
@@ -28,7 +30,7 @@ const INVALID_GRANT = (why: string): OAuthError => new OAuthError('invalid_grant
  * (RFC 7009) and the check of presented `svc_oat_` tokens.
  */
 @Injectable()
-export class TokenService {
+export class TokenService implements ConnectedApplications {
   private readonly logger = new Logger('OAuthTokens');
 
   constructor(
@@ -223,6 +225,18 @@ export class TokenService {
    */
   revokeAllFor(organizationId: string, userId: string, tx: Tx): Promise<number> {
     return this.repo.revokeGrantsFor(organizationId, userId, this.clock.now(), tx);
+  }
+
+  /** The person's live grants, as integrations (`GET /me/integrations`). */
+  async listIntegrations(userId: string): Promise<IntegrationDto[]> {
+    return (await this.repo.listLiveGrants(userId)).map((grant) => ({
+      id: grant.id,
+      kind: 'oauth_client',
+      name: grant.client_name ?? 'Application',
+      shared_since: grant.shared_since?.toISOString() ?? null,
+      publishing_enabled: grant.publishing_enabled,
+      created_at: grant.created_at.toISOString(),
+    }));
   }
 
   /** Revokes one of this person's grants (an integration) at once; false when there is none. */

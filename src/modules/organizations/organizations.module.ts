@@ -1,8 +1,6 @@
-import { Global, Module, type OnModuleInit } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TenancyResolver } from '@/core/auth/tenancy';
-import { AuthModule } from '@/modules/auth/auth.module';
-import { CredentialView } from '@/modules/auth/credential-view';
 import { UsersModule } from '@/modules/users/users.module';
 import { OrganizationEntity } from './entities/organization.entity';
 import { OrganizationsController } from './organizations.controller';
@@ -13,7 +11,7 @@ import { OrganizationsService } from './organizations.service';
 /** Global so the core's org-scope guard finds the TenancyResolver this area provides. */
 @Global()
 @Module({
-  imports: [TypeOrmModule.forFeature([OrganizationEntity]), UsersModule, AuthModule],
+  imports: [TypeOrmModule.forFeature([OrganizationEntity]), UsersModule],
   controllers: [OrganizationsController],
   providers: [
     OrganizationsRepository,
@@ -24,16 +22,4 @@ import { OrganizationsService } from './organizations.service';
   ],
   exports: [OrganizationsService, TenancyResolver],
 })
-export class OrganizationsModule implements OnModuleInit {
-  constructor(
-    private readonly orgs: OrganizationsService,
-    private readonly credentialView: CredentialView,
-  ) {}
-
-  onModuleInit(): void {
-    // `GET /auth/credential` reports a bearer token's role in its organization.
-    this.credentialView.useRoleLookup(
-      async (userId, organizationId) => (await this.orgs.membership(organizationId, userId))?.role ?? null,
-    );
-  }
-}
+export class OrganizationsModule {}

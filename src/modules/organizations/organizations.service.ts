@@ -20,10 +20,8 @@ import type {
 } from './dto/organization.dto';
 import type { OrganizationEntity } from './entities/organization.entity';
 import type { Organization } from './organizations.types';
+import { EnrollmentCount } from './enrollment-count.port';
 import { OrganizationsRepository } from './organizations.repository';
-
-/** Counts of other areas shown in plan usage (enrollments, AI requests), registered by those areas. */
-export type UsageCounter = (organizationId: string) => Promise<number>;
 
 /** UPDATE fields of the organization and the column each one sets. */
 const UPDATABLE: Record<keyof UpdateOrganizationDto, keyof OrganizationEntity> = {
@@ -42,8 +40,6 @@ const UPDATABLE: Record<keyof UpdateOrganizationDto, keyof OrganizationEntity> =
 
 @Injectable()
 export class OrganizationsService extends TenancyResolver {
-  private readonly counters = new Map<'courses_enrolled' | 'ai_requests', UsageCounter>();
-
   constructor(
     private readonly orgs: OrganizationsRepository,
     private readonly users: UsersService,
@@ -52,6 +48,7 @@ export class OrganizationsService extends TenancyResolver {
     private readonly crypto: CryptoService,
     private readonly transactions: TransactionRunner,
     private readonly events: DomainEvents,
+    private readonly enrollments: EnrollmentCount,
   ) {
     super();
   }
@@ -63,10 +60,6 @@ export class OrganizationsService extends TenancyResolver {
 
   async isSuspended(organizationId: string): Promise<boolean> {
     return (await this.orgs.findById(organizationId))?.status === 'suspended';
-  }
-
-  registerUsageCounter(name: 'courses_enrolled' | 'ai_requests', counter: UsageCounter): void {
-    this.counters.set(name, counter);
   }
 
   findById(id: string): Promise<Organization | null> {
@@ -232,13 +225,12 @@ export class OrganizationsService extends TenancyResolver {
 
   async usage(organizationId: string): Promise<UsageDto> {
     const org = await this.getById(organizationId);
-    const count = (name: 'courses_enrolled' | 'ai_requests'): Promise<number> =>
-      this.counters.get(name)?.(organizationId) ?? Promise.resolve(0);
-    const [members, enrolled, ai] = await Promise.all([
+    const [members, enrolled] = await Promise.all([
       this.orgs.countMembers(organizationId),
-      count('courses_enrolled'),
-      count('ai_requests'),
+      this.enrollments.countEnrollments(organizationId),
     ]);
+    // No AI metering yet: the AI area will provide its count the way progress provides enrollments.
+    const ai = 0;
     return {
       plan: org.plan,
       members: { used: members, limit: org.memberLimit },

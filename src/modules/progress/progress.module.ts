@@ -1,8 +1,9 @@
-import { Module, type OnModuleInit } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { CertificatesModule } from '@/modules/certificates/certificates.module';
-import { CatalogService } from '@/modules/courses/catalog.service';
 import { CoursesModule } from '@/modules/courses/courses.module';
-import { OrganizationsService } from '@/modules/organizations/organizations.service';
+import { LearnerState } from '@/modules/courses/learner-state.port';
+import { EnrollmentCount } from '@/modules/organizations/enrollment-count.port';
+import { EnrollmentCountOfProgress } from './enrollment-count';
 import { ProgressController } from './progress.controller';
 import {
   EnrollmentsPersonalData,
@@ -12,6 +13,11 @@ import {
 import { ProgressRepository } from './progress.repository';
 import { ProgressService } from './progress.service';
 
+/**
+ * Enrollments, completions and quiz submissions. Global so the areas it depends on find the ports it provides:
+ * the course pages' `LearnerState` and the plan usage's `EnrollmentCount`.
+ */
+@Global()
 @Module({
   imports: [CoursesModule, CertificatesModule],
   controllers: [ProgressController],
@@ -21,21 +27,9 @@ import { ProgressService } from './progress.service';
     EnrollmentsPersonalData,
     LessonCompletionsPersonalData,
     QuizSubmissionsPersonalData,
+    { provide: LearnerState, useExisting: ProgressService },
+    { provide: EnrollmentCount, useClass: EnrollmentCountOfProgress },
   ],
-  exports: [ProgressService],
+  exports: [ProgressService, LearnerState, EnrollmentCount],
 })
-export class ProgressModule implements OnModuleInit {
-  constructor(
-    private readonly progress: ProgressService,
-    private readonly catalog: CatalogService,
-    private readonly organizations: OrganizationsService,
-  ) {}
-
-  onModuleInit(): void {
-    // The catalog shows the caller's enrollment; plan usage counts enrollments.
-    this.catalog.useLearnerState(this.progress);
-    this.organizations.registerUsageCounter('courses_enrolled', (organizationId) =>
-      this.progress.countEnrollments(organizationId),
-    );
-  }
-}
+export class ProgressModule {}

@@ -7,9 +7,10 @@ import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { isForeignKeyViolation } from '@/core/database/constraint-violation';
 import { CertificatesService } from '@/modules/certificates/certificates.service';
-import { CatalogService, type LearnerState } from '@/modules/courses/catalog.service';
-import type { CourseRow, LessonRow } from '@/modules/courses/courses.repository';
+import { CatalogService } from '@/modules/courses/catalog.service';
+import type { CourseRow, LessonRow } from '@/modules/courses/courses.types';
 import type { EnrollmentDto } from '@/modules/courses/dto/course.dto';
+import { LearnerState } from '@/modules/courses/learner-state.port';
 import type { MyProgressDto, QuizResultDto, QuizSubmissionInputDto } from './dto/progress.dto';
 import { gradeQuiz, percent } from './learning-rules';
 import { type EnrollmentRow, ProgressRepository } from './progress.repository';
@@ -55,10 +56,6 @@ export class ProgressService implements LearnerState {
       completed: row.status === 'completed',
       last_activity_at: row.last_activity_at,
     }));
-  }
-
-  countEnrollments(organizationId: string): Promise<number> {
-    return this.progress.countInOrganization(organizationId);
   }
 
   /** Whether anyone in any organization is enrolled in the course (the editor refuses to delete it then). */
@@ -257,7 +254,9 @@ export class ProgressService implements LearnerState {
     idOrSlug: string,
     lessonId: string,
   ): Promise<{ course: CourseRow; lesson: LessonRow }> {
-    const reachable = await this.catalog.reachable(member.organizationId, member.userId, idOrSlug);
+    const reachable = await this.catalog.reachable(member.organizationId, idOrSlug, (courseId) =>
+      this.enrollment(member.organizationId, member.userId, courseId),
+    );
     if (!reachable) throw ApiError.notFound();
     const lesson = isUuid(lessonId) ? await this.catalog.lesson(reachable.course.id, lessonId.toLowerCase()) : null;
     if (!lesson) throw ApiError.notFound();

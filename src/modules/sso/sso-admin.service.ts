@@ -6,7 +6,7 @@ import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { isUniqueViolation } from '@/core/database/constraint-violation';
-import { OidcClients } from '@/modules/external-auth/oidc-clients';
+import { ExternalSignInService } from '@/modules/external-auth/external-sign-in.service';
 import type { CreateSsoConnectionDto, SsoConnectionDto, SsoDomainDto, UpdateSsoConnectionDto } from './dto/sso.dto';
 import { DomainVerifier } from './domain-verifier';
 import {
@@ -16,7 +16,7 @@ import {
 } from './sso-connections.repository';
 import { type SsoDomainRow, SsoDomainsRepository } from './sso-domains.repository';
 import { connectionIssuerProblem, normalizeDomain, verificationRecord } from './sso-rules';
-import { normalizeIssuer } from '@/modules/external-auth/issuer-policy';
+import { normalizeIssuer } from '@/modules/external-auth/external-auth.types';
 
 export interface Actor {
   userId: string;
@@ -33,7 +33,7 @@ export class SsoAdminService {
     private readonly connections: SsoConnectionsRepository,
     private readonly domains: SsoDomainsRepository,
     private readonly verifier: DomainVerifier,
-    private readonly oidc: OidcClients,
+    private readonly external: ExternalSignInService,
     private readonly crypto: CryptoService,
     private readonly audit: AuditService,
     private readonly clock: Clock,
@@ -124,7 +124,7 @@ export class SsoAdminService {
       await this.record('sso.connection_updated', organizationId, id, actor, tx, { fields });
       return updated;
     });
-    this.oidc.forget({ issuer: before.issuer, clientId: before.client_id });
+    this.external.forgetIssuer({ issuer: before.issuer, clientId: before.client_id });
     return this.connectionDto(row);
   }
 
@@ -135,7 +135,7 @@ export class SsoAdminService {
       await this.record('sso.connection_deleted', organizationId, id, actor, tx);
       return deleted;
     });
-    this.oidc.forget({ issuer: row.issuer, clientId: row.client_id });
+    this.external.forgetIssuer({ issuer: row.issuer, clientId: row.client_id });
   }
 
   async listDomains(organizationId: string, page: { limit: number; offset: number }): Promise<Page<SsoDomainDto>> {
@@ -238,7 +238,7 @@ export class SsoAdminService {
 
   private checkIssuer(raw: string): string {
     const issuer = normalizeIssuer(raw);
-    const problem = this.oidc.issuerProblem(issuer) ?? connectionIssuerProblem(issuer);
+    const problem = this.external.issuerProblem(issuer) ?? connectionIssuerProblem(issuer);
     if (problem) throw ApiError.validation([{ field: 'issuer', message: `issuer ${problem}` }]);
     return issuer;
   }

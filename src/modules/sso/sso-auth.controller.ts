@@ -6,8 +6,7 @@ import { Client, type ClientInfo, QueryParams, RawQuery } from '@/core/http/clie
 import { COOKIE, CookieService, CookieValue } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
-import type { BrowserExit } from '@/modules/external-auth/browser-sign-in';
-import { EXTERNAL_CALLBACK_IP, EXTERNAL_START_IP } from '@/modules/external-auth/external-auth.rate-limits';
+import { type BrowserExit, EXTERNAL_CALLBACK_IP, EXTERNAL_START_IP } from '@/modules/external-auth/external-auth.types';
 import { SsoDiscoverDto, SsoDiscoveryDto, SsoStartQueryDto } from './dto/sso.dto';
 import { SSO_CALLBACK_LIMITS, SsoSignInService } from './sso-sign-in.service';
 import { SSO_DISCOVER_IP } from './sso.rate-limits';

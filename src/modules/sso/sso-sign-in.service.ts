@@ -6,17 +6,19 @@ import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { clearCookie, COOKIE, setCookie } from '@/core/http/cookies';
 import { isUuid } from '@/core/http/uuid';
-import { AccountLinker } from '@/modules/external-auth/account-linker';
 import {
   type BrowserExit,
   BrowserFlowFailure,
-  BrowserSignIn,
   type CallbackRequest,
+  emailDomain,
+  type ExternalIdentity,
+  identityFromClaims,
+  OidcFlowError,
+  type OidcTarget,
   queryParam,
-} from '@/modules/external-auth/browser-sign-in';
-import { emailDomain, type ExternalIdentity, identityFromClaims } from '@/modules/external-auth/claims';
-import { OidcClients, OidcFlowError, type OidcTarget } from '@/modules/external-auth/oidc-clients';
-import { SIGN_IN_STATE_TTL_SECONDS, SignInStates } from '@/modules/external-auth/sign-in-states';
+  SIGN_IN_STATE_TTL_SECONDS,
+} from '@/modules/external-auth/external-auth.types';
+import { ExternalSignInService } from '@/modules/external-auth/external-sign-in.service';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
 import { UsersService } from '@/modules/users/users.service';
 import type { SsoDiscoveryDto } from './dto/sso.dto';
@@ -43,10 +45,7 @@ export class SsoSignInService {
     private readonly connections: SsoConnectionsRepository,
     private readonly domains: SsoDomainsRepository,
     private readonly policy: SsoPolicyService,
-    private readonly oidc: OidcClients,
-    private readonly states: SignInStates,
-    private readonly accounts: AccountLinker,
-    private readonly browser: BrowserSignIn,
+    private readonly external: ExternalSignInService,
     private readonly orgs: OrganizationsService,
     private readonly users: UsersService,
     private readonly crypto: CryptoService,
@@ -62,7 +61,7 @@ export class SsoSignInService {
     if (!this.config.sso.enabled) return NO_SSO;
     const verified = await this.policy.verifiedDomainOf(email.toLowerCase());
     if (!verified) return NO_SSO;
-    const org = await this.orgs.findById(verified.organization_id);
+    const org = await this.orgs.findById(verified.organizationId);
     if (!org || org.status !== 'active') return NO_SSO;
     const connection = await this.connections.firstEnabled(org.id);
     if (!connection) return NO_SSO;
@@ -76,13 +75,13 @@ export class SsoSignInService {
     }
     const connection = isUuid(connectionId) ? await this.connections.findForSignIn(connectionId.toLowerCase()) : null;
     if (!connection || !connection.enabled || connection.organization_status !== 'active') throw ApiError.notFound();
-    const started = await this.states.start({ kind: 'sso', connectionId: connection.id });
+    const started = await this.external.startState({ kind: 'sso', connectionId: connection.id });
     let url: URL;
     try {
-      url = await this.oidc.authorizationUrl(this.target(connection), { ...started, loginHint });
+      url = await this.external.authorizationUrl(this.target(connection), { ...started, loginHint });
     } catch (err) {
       this.logger.warn({ err, connection: connection.id }, 'SSO sign-in could not start');
-      return { location: this.browser.loginError('sso_provider_unavailable'), cookies: [] };
+      return { location: this.external.loginError('sso_provider_unavailable'), cookies: [] };
     }
     return { location: url.href, cookies: [setCookie(COOKIE.ssoState, started.state, SIGN_IN_STATE_TTL_SECONDS)] };
   }
@@ -96,7 +95,7 @@ export class SsoSignInService {
     if (!this.config.sso.enabled) {
       throw new ApiError('feature_disabled', 'Single sign-on is not available on this deployment.');
     }
-    const started = await this.states.start({
+    const started = await this.external.startState({
       kind: 'sso',
       connectionId: connection.id,
       test: true,
@@ -104,7 +103,7 @@ export class SsoSignInService {
     });
     let url: URL;
     try {
-      url = await this.oidc.authorizationUrl(this.target(connection), started);
+      url = await this.external.authorizationUrl(this.target(connection), started);
     } catch (err) {
       this.logger.warn({ err, connection: connection.id }, 'SSO connection test could not start');
       throw ApiError.conflict(
@@ -128,7 +127,7 @@ export class SsoSignInService {
 
       // 1. The state is single use and bound to this browser.
       if (!state || !cookie || !this.crypto.safeEqual(cookie, state)) throw new BrowserFlowFailure('sso_invalid_state');
-      const started = await this.states.consume(state, 'sso');
+      const started = await this.external.consumeState(state, 'sso');
       if (!started?.connectionId) throw new BrowserFlowFailure('sso_invalid_state');
       test = started.test;
       if (error !== undefined) throw new BrowserFlowFailure('sso_provider_error');
@@ -141,7 +140,7 @@ export class SsoSignInService {
       // 2. The code is exchanged with PKCE; 3. the ID token is validated.
       const identity = await this.exchange(connection, state, started, request.rawQuery);
       await this.checkInstitutionClaims(connection, identity);
-      if (test) return { location: this.browser.web('/org/sso?test=ok'), cookies: [cleared] };
+      if (test) return { location: this.external.web('/org/sso?test=ok'), cookies: [cleared] };
 
       // 4. The email's domain must be verified by the connection's organization.
       const domain = emailDomain(identity.email);
@@ -151,7 +150,7 @@ export class SsoSignInService {
       }
 
       // 5. The account (linked identity, email, or new); 6. membership just in time; 7. the session.
-      const { user } = await this.accounts.resolve(identity, 'sso', connection.id);
+      const { user } = await this.external.resolveAccount(identity, 'sso', connection.id);
       await this.transactions.run(async (tx) => {
         if (!(await this.orgs.addMember(connection.organization_id, user.id, 'student', user.id, tx))) return;
         await this.audit.record(
@@ -169,14 +168,14 @@ export class SsoSignInService {
       });
       await this.users.setLastOrganization(user.id, connection.organization_id);
       const fresh = await this.users.getById(user.id);
-      const exit = await this.browser.enter(fresh, request.client, { organizationId: connection.organization_id });
+      const exit = await this.external.enter(fresh, request.client, { organizationId: connection.organization_id });
       return { location: exit.location, cookies: [cleared, ...exit.cookies] };
     } catch (err) {
       const code = err instanceof BrowserFlowFailure ? err.code : 'sso_failed';
       if (!(err instanceof BrowserFlowFailure)) this.logger.error({ err }, 'SSO sign-in failed unexpectedly');
       const location = test
-        ? this.browser.web(`/org/sso?test=failed&error=${encodeURIComponent(code)}`)
-        : this.browser.loginError(code);
+        ? this.external.web(`/org/sso?test=failed&error=${encodeURIComponent(code)}`)
+        : this.external.loginError(code);
       return { location, cookies: [cleared] };
     }
   }
@@ -189,7 +188,7 @@ export class SsoSignInService {
   ): Promise<ExternalIdentity> {
     let claims: Record<string, unknown>;
     try {
-      claims = await this.oidc.exchange(this.target(connection), new URL(`${this.redirectUri}${rawQuery}`), {
+      claims = await this.external.exchange(this.target(connection), new URL(`${this.redirectUri}${rawQuery}`), {
         state,
         nonce: started.nonce,
         codeVerifier: started.codeVerifier,

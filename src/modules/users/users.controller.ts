@@ -12,7 +12,7 @@ import {
 } from './dto/onboarding.dto';
 import { UpdateProfileDto } from './dto/profile.dto';
 import { UserDto } from './dto/user.dto';
-import { IntegrationsRegistry } from './integrations.registry';
+import { IntegrationsService } from './integrations.service';
 import { UsersService } from './users.service';
 
 @ApiTags('users')
@@ -20,7 +20,7 @@ import { UsersService } from './users.service';
 export class UsersController {
   constructor(
     private readonly users: UsersService,
-    private readonly integrations: IntegrationsRegistry,
+    private readonly integrations: IntegrationsService,
   ) {}
 
   @Patch('profile')
