@@ -12,6 +12,7 @@ import { Foundation1763740800000 } from './1763740800000-Foundation';
 import { Identity1763740900000 } from './1763740900000-Identity';
 import { LearningCore1763741300000 } from './1763741300000-LearningCore';
 import { PersonalDataErasure1763741900000 } from './1763741900000-PersonalDataErasure';
+import { OAuthTokenTenancy1763742000000 } from './1763742000000-OAuthTokenTenancy';
 import { SearchVectors1763741700000 } from './1763741700000-SearchVectors';
 import { Tenancy1763741000000 } from './1763741000000-Tenancy';
 
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   SearchVectors1763741700000,
   Architecture1763741800000,
   PersonalDataErasure1763741900000,
+  OAuthTokenTenancy1763742000000,
 ];

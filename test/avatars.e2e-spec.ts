@@ -443,7 +443,7 @@ describe('Avatars', () => {
     it('is open to a minor’s read-only session (minors: always, extensions-v2 17.6)', async () => {
       const minor = await signIn(t);
       // A session of an underage learner is read-only; nothing in the API sets the bracket yet.
-      await t.app.get(UsersRepository).update(minor.user.id, { ageBracket: 'under_18' });
+      await t.app.get(UsersRepository).update(minor.user.id, { ageBracket: 'under_18' }, t.clock.now());
       await minor.agent.put('/api/v1/me/avatar').send({ seed: SEED }).expect(200);
       expectSvg(await avatarOf(minor, minor.user.id));
       expectSvg(await preview(minor, { seed: SEED }));

@@ -1,4 +1,5 @@
 import { MemberImportRepository } from '@/modules/member-import/member-import.repository';
+import { MemberImportService } from '@/modules/member-import/member-import.service';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
 import { signIn, type SignedIn } from './support/auth';
 import { addMember, adult, createOrganization } from './support/tenancy';
@@ -251,10 +252,10 @@ describe('CSV member import (extensions-v1 "Members, invitations, import")', () 
       await crashOnce((repo) => {
         const real = repo.pendingBatch.bind(repo);
         let calls = 0;
-        return jest.spyOn(repo, 'pendingBatch').mockImplementation(async (id, size) => {
+        return jest.spyOn(repo, 'pendingBatch').mockImplementation(async (orgId, id, size) => {
           calls++;
           if (calls === 2) throw new Error('worker died');
-          return real(id, size);
+          return real(orgId, id, size);
         });
       });
     });
@@ -281,10 +282,11 @@ describe('CSV member import (extensions-v1 "Members, invitations, import")', () 
   it('a suspended organization fails a queued import when its job runs', async () => {
     const o = await adult(t);
     const orgId = await createOrganization(t, o, 'Soon suspended');
-    const repoSpy = jest.spyOn(t.app.get(MemberImportRepository), 'findForJob');
-    repoSpy.mockImplementationOnce(async (id) => {
+    // The job's first read of the import (nothing else reads it before the job runs).
+    const repoSpy = jest.spyOn(t.app.get(MemberImportRepository), 'find');
+    repoSpy.mockImplementationOnce(async (organizationId, id) => {
       await t.app.get(OrganizationsService).setSuspended(orgId, true, 'test', o.user.id, undefined);
-      return t.app.get(MemberImportRepository).findForJob(id);
+      return t.app.get(MemberImportRepository).find(organizationId, id);
     });
     const res = await upload(o.agent, `email\n${t.nextEmail('s')}\n`, orgId).expect(202);
     await waitUntil(
@@ -294,5 +296,36 @@ describe('CSV member import (extensions-v1 "Members, invitations, import")', () 
     repoSpy.mockRestore();
     const [row] = await t.db.query(`SELECT error FROM member_imports WHERE id = $1`, [res.body.id]);
     expect(row.error).toBe('The organization is suspended.');
+  });
+
+  it("a job naming another organization finds the import nowhere and changes nothing; its own organization's runs it", async () => {
+    const other = await createOrganization(t, owner, 'Other Import Org');
+    const email = t.nextEmail('scoped');
+    // A queued import whose job has not run (written directly, so no job is enqueued for it).
+    const [record] = await t.db.query(
+      `INSERT INTO member_imports (organization_id, created_by, status, total, created_at)
+       VALUES ($1, $2, 'queued', 1, now()) RETURNING id`,
+      [org, owner.user.id],
+    );
+    await t.db.query(`INSERT INTO member_import_rows (import_id, row_number, email) VALUES ($1, 2, $2)`, [
+      record.id,
+      email,
+    ]);
+    const imports = t.app.get(MemberImportService);
+    const state = async () =>
+      (
+        await t.db.query(
+          `SELECT i.status, i.error, r.outcome FROM member_imports i JOIN member_import_rows r ON r.import_id = i.id
+           WHERE i.id = $1`,
+          [record.id],
+        )
+      )[0];
+
+    await imports.run(record.id, other);
+    await imports.run(record.id, null);
+    expect(await state()).toEqual({ status: 'queued', error: null, outcome: null });
+
+    await imports.run(record.id, org);
+    expect(await state()).toEqual({ status: 'completed', error: null, outcome: 'invited' });
   });
 });

@@ -68,7 +68,7 @@ async function world(imports: NonNullable<Parameters<typeof createTestApp>[0]>['
 async function minorOf(w: World): Promise<SignedIn> {
   const s = await signIn(w.t);
   await addMember(w.t, w.orgId, s.user.id, 'student');
-  await w.t.app.get(UsersRepository).update(s.user.id, { ageBracket: 'under_18' });
+  await w.t.app.get(UsersRepository).update(s.user.id, { ageBracket: 'under_18' }, w.t.clock.now());
   return s;
 }
 

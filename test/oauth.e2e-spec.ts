@@ -438,6 +438,33 @@ describe('OAuth 2.1 authorization server', () => {
       expect(await t.db.query(`SELECT 1 FROM oauth_codes WHERE code_hash = $1`, [sha256(code)])).toHaveLength(1);
     });
 
+    it("codes and refresh tokens carry their grant's organization, and can carry no other", async () => {
+      const p = pkce();
+      const code = await authorizeCode(p);
+      const res = await token({
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: REDIRECT,
+        client_id: clientId,
+        code_verifier: p.verifier,
+      }).expect(200);
+      const [codeRow] = await t.db.query(
+        `SELECT c.organization_id, g.organization_id AS grant_org FROM oauth_codes c
+         JOIN oauth_grants g ON g.id = c.grant_id WHERE c.code_hash = $1`,
+        [sha256(code)],
+      );
+      expect(codeRow).toEqual({ organization_id: orgA, grant_org: orgA });
+      const [refreshRow] = await t.db.query(`SELECT organization_id FROM oauth_refresh_tokens WHERE token_hash = $1`, [
+        sha256(res.body.refresh_token),
+      ]);
+      expect(refreshRow).toEqual({ organization_id: orgA });
+      for (const table of ['oauth_codes', 'oauth_refresh_tokens']) {
+        await expect(
+          t.db.query(`UPDATE ${table} SET organization_id = $1 WHERE organization_id = $2`, [orgB, orgA]),
+        ).rejects.toMatchObject({ driverError: { code: '23503' } });
+      }
+    });
+
     const exchange = (p: Pkce, code: string, change: Record<string, string> = {}): ReturnType<typeof token> =>
       token({
         grant_type: 'authorization_code',

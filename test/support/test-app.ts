@@ -47,6 +47,8 @@ export interface TestAppOptions {
   dataDir?: string;
   /** Do not start the SMTP sink, leave SMTP_URL unset (mail goes to the log). */
   smtp?: boolean;
+  /** Providers replaced by these values (an injected timeout shortened, for instance). */
+  overrides?: { provide: unknown; useValue: unknown }[];
 }
 
 export interface TestApp {
@@ -126,12 +128,14 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
   const config = loadConfig(env);
   const clock = new ManualClock();
-  const moduleRef = await Test.createTestingModule({
+  let builder = Test.createTestingModule({
     imports: [AppModule.forRoot(config), ProbeModule, ...(options.imports ?? [])],
   })
     .overrideProvider(Clock)
-    .useValue(clock)
-    .compile();
+    .useValue(clock);
+  for (const { provide, useValue } of options.overrides ?? [])
+    builder = builder.overrideProvider(provide).useValue(useValue);
+  const moduleRef = await builder.compile();
   const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false, logger: false });
   await prepareApp(app, config);
   if (!options.worker) await app.listen(port, '127.0.0.1');

@@ -1,4 +1,6 @@
+import { performance } from 'node:perf_hooks';
 import { Injectable, Logger } from '@nestjs/common';
+import { Clock } from '@/core/clock/clock';
 import { backoffDelay } from './job-definition';
 import { JobRegistry } from './job-registry';
 import { JobsRepository } from './jobs.repository';
@@ -13,6 +15,7 @@ export class JobRunner {
     private readonly repository: JobsRepository,
     private readonly registry: JobRegistry,
     private readonly jobs: JobsService,
+    private readonly clock: Clock,
   ) {}
 
   readonly execute = async (id: string): Promise<void> => {
@@ -23,7 +26,8 @@ export class JobRunner {
       await this.repository.fail(id, `No handler for job ${row.name}`, true, null, false);
       return;
     }
-    const started = Date.now();
+    // Elapsed time for the log only: a monotonic measure, not the Clock.
+    const started = performance.now();
     try {
       await entry.handle(this.jobs.openPayload(row.payload), {
         jobId: row.id,
@@ -31,10 +35,10 @@ export class JobRunner {
         organizationId: row.organization_id,
       });
       await this.repository.complete(id, entry.def.sensitive);
-      this.logger.debug({ job_id: id, job: row.name, ms: Date.now() - started }, 'Job completed');
+      this.logger.debug({ job_id: id, job: row.name, ms: Math.round(performance.now() - started) }, 'Job completed');
     } catch (err) {
       const final = row.attempts >= row.max_attempts;
-      const retryAt = final ? null : new Date(Date.now() + backoffDelay(entry.def, row.attempts));
+      const retryAt = final ? null : this.clock.in(backoffDelay(entry.def, row.attempts));
       const message = err instanceof Error ? `${err.name}: ${err.message}` : 'Unknown error';
       await this.repository.fail(id, message, final, retryAt, entry.def.sensitive);
       this.logger[final ? 'error' : 'warn'](

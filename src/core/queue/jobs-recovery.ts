@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Clock } from '@/core/clock/clock';
 import { JobRegistry } from './job-registry';
 import { JobsRepository } from './jobs.repository';
 import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver';
@@ -22,6 +23,7 @@ export class JobsRecovery {
   constructor(
     private readonly repository: JobsRepository,
     private readonly registry: JobRegistry,
+    private readonly clock: Clock,
     @Inject(QUEUE_DRIVER) private readonly driver: QueueDriver,
   ) {}
 
@@ -44,8 +46,7 @@ export class JobsRecovery {
     for (const row of rows) {
       const def = this.registry.definition(row.name);
       if (!def || (await this.driver.holds(row.id, def))) continue;
-      const runAt = row.run_after.getTime() > Date.now() ? row.run_after : new Date();
-      await this.driver.dispatch(row.id, def, runAt);
+      await this.driver.dispatch(row.id, def, Math.max(0, row.run_after.getTime() - this.clock.nowMs()));
       redispatched++;
     }
     if (redispatched > 0) this.logger.warn({ count: redispatched }, 'Re-dispatched jobs the queue had lost');

@@ -19,7 +19,14 @@ export interface JobStatus {
   last_error: string | null;
 }
 
-/** The durable outbox of background jobs. Bull (or the in-process driver) only carries job ids. */
+/**
+ * The durable outbox of background jobs. Bull (or the in-process driver) only carries job ids.
+ *
+ * `updated_at` and `finished_at` are the database's `now()` on purpose: they are bookkeeping of real processes
+ * (when a worker last touched a job, so the recovery sweep can tell a crashed one from a running one, and when
+ * finished rows may be pruned), measured on one wall clock shared by every instance. No rule of the service
+ * reads them; `run_after`, which says when a job is due, comes from the Clock.
+ */
 @Injectable()
 export class JobsRepository {
   constructor(private readonly dataSource: DataSource) {}

@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import type { Tx } from '@/core/database/transaction';
 import { definedJobs, type JobDefinition } from './job-definition';
@@ -32,12 +33,14 @@ export class JobsService implements OnApplicationShutdown {
   constructor(
     private readonly repository: JobsRepository,
     private readonly crypto: CryptoService,
+    private readonly clock: Clock,
     @Inject(QUEUE_DRIVER) private readonly driver: QueueDriver,
   ) {}
 
   async enqueue<P>(def: JobDefinition<P>, payload: P, options: EnqueueOptions): Promise<string> {
     if (definedJobs().get(def.name) !== def) throw new Error(`Job "${def.name}" was not declared with defineJob`);
-    const runAt = new Date(Date.now() + (options.delayMs ?? 0));
+    const delayMs = Math.max(0, options.delayMs ?? 0);
+    const runAt = this.clock.in(delayMs);
     const stored: unknown = def.sensitive
       ? ({ $sealed: this.crypto.encrypt(JSON.stringify(payload)) } satisfies SealedPayload)
       : payload;
@@ -54,7 +57,7 @@ export class JobsService implements OnApplicationShutdown {
       options.tx?.manager,
     );
     if (!inserted) return id;
-    const dispatch = (): void => this.dispatchInBackground(id, def, runAt);
+    const dispatch = (): void => this.dispatchInBackground(id, def, delayMs);
     if (options.tx) options.tx.afterCommit(dispatch);
     else dispatch();
     return id;
@@ -81,9 +84,9 @@ export class JobsService implements OnApplicationShutdown {
    * The request does not wait for Redis: the job is already durable, and if this hand-off fails the recovery
    * sweep dispatches it a little later.
    */
-  private dispatchInBackground(id: string, def: JobDefinition<unknown>, runAt: Date): void {
+  private dispatchInBackground(id: string, def: JobDefinition<unknown>, delayMs: number): void {
     const p = this.driver
-      .dispatch(id, def, runAt)
+      .dispatch(id, def, delayMs)
       .catch((err: unknown) =>
         this.logger.warn({ err, job_id: id, job: def.name }, 'Dispatch failed; recovery will retry'),
       )

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { browserSessionId, type Credential } from '@/core/auth/credential';
 import { SignedTokens } from '@/core/auth/signed-tokens';
 import { STEP_UP_TTL_SECONDS } from '@/core/auth/step-up.guard';
+import { Clock } from '@/core/clock/clock';
 import { ApiError } from '@/core/http/api-error';
 import { COOKIE, type CookieChange, setCookie } from '@/core/http/cookies';
 import { MailService } from '@/core/mail/mail.service';
@@ -30,13 +31,14 @@ export class StepUpService {
     private readonly mail: MailService,
     private readonly tokens: SignedTokens,
     private readonly limits: RateLimitService,
+    private readonly clock: Clock,
   ) {}
 
   async request(credential: Credential): Promise<StepUpChallenge> {
     const sessionId = this.sessionOf(credential);
     const user = await this.users.getById(credential.userId);
     if (user.twoFactorEnabledAt) {
-      return { method: 'totp', expires_at: new Date(Date.now() + STEP_UP_TTL_SECONDS * 1000).toISOString() };
+      return { method: 'totp', expires_at: this.clock.in(STEP_UP_TTL_SECONDS * 1000).toISOString() };
     }
     const { code, expiresAt } = await this.codes.issue('step_up', sessionId);
     await this.mail.send(

@@ -8,7 +8,7 @@ import { CertificatesRepository } from './certificates.repository';
 import { IssuedCertificatesPersonalData } from './certificates.personal-data';
 import { CertificatesService } from './certificates.service';
 import { IssuedCertificatesController } from './issued-certificates.controller';
-import { LogoFetcher } from './logo-fetcher';
+import { DEFAULT_LOGO_TIMEOUT_MS, LOGO_FETCH_TIMEOUT_MS, LogoFetcher } from './logo-fetcher';
 import { MyCertificatesController } from './my-certificates.controller';
 import { PublicCertificatesController, VERIFY_CACHE_CONTROL } from './public-certificates.controller';
 
@@ -28,6 +28,7 @@ function noStore(_req: Request, res: Response, next: NextFunction): void {
     CertificatePdfService,
     LogoFetcher,
     IssuedCertificatesPersonalData,
+    { provide: LOGO_FETCH_TIMEOUT_MS, useValue: DEFAULT_LOGO_TIMEOUT_MS },
   ],
   exports: [CertificatesService],
 })

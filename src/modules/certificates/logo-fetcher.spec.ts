@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AppConfig } from '@/config/app-config';
-import { imageFormat, LOGO_MAX_BYTES, LogoFetcher } from './logo-fetcher';
+import { DEFAULT_LOGO_TIMEOUT_MS, imageFormat, LOGO_MAX_BYTES, LogoFetcher } from './logo-fetcher';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(32)]);
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(32)]);
@@ -10,7 +10,8 @@ describe('LogoFetcher', () => {
   let server: Server;
   let base: string;
   const hits: string[] = [];
-  const fetcher = (nodeEnv: 'test' | 'production'): LogoFetcher => new LogoFetcher({ nodeEnv } as AppConfig);
+  const fetcher = (nodeEnv: 'test' | 'production', timeoutMs = DEFAULT_LOGO_TIMEOUT_MS): LogoFetcher =>
+    new LogoFetcher({ nodeEnv } as AppConfig, timeoutMs);
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -21,12 +22,17 @@ describe('LogoFetcher', () => {
       else if (req.url === '/over') res.end(Buffer.concat([PNG, Buffer.alloc(LOGO_MAX_BYTES - PNG.length + 1)]));
       else if (req.url === '/gif') res.end(Buffer.from('GIF89a...........'));
       else if (req.url?.startsWith('/loop')) res.writeHead(302, { location: `/loop${hits.length}` }).end();
+      else if (req.url === '/never')
+        return; // holds the request open: only the timeout ends it
       else res.writeHead(404).end();
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  afterAll(() => {
+    server.closeAllConnections();
+    return new Promise((resolve) => server.close(resolve));
+  });
 
   it('recognizes PNG and JPEG by their signatures only', () => {
     expect(imageFormat(PNG)).toBe('png');
@@ -43,6 +49,12 @@ describe('LogoFetcher', () => {
     expect(await f.fetch(`${base}/over`)).toBeNull();
     expect(await f.fetch(`${base}/gif`)).toBeNull();
     expect(await f.fetch(`${base}/missing`)).toBeNull();
+  });
+
+  it('gives up when the whole fetch takes longer than its timeout', async () => {
+    expect(await fetcher('test', 50).fetch(`${base}/never`)).toBeNull();
+    // The same timeout leaves room for a prompt answer.
+    expect((await fetcher('test', 1_000).fetch(`${base}/a.png`))?.format).toBe('png');
   });
 
   it('gives up after 3 redirects', async () => {

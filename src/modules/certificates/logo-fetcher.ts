@@ -7,7 +7,9 @@ import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { isAllowedAddress } from './public-address';
 
-export const LOGO_TIMEOUT_MS = 3_000;
+/** How long fetching a logo may take in all, redirects included: 3 s. Injected, so tests can shorten it. */
+export const LOGO_FETCH_TIMEOUT_MS = Symbol('LOGO_FETCH_TIMEOUT_MS');
+export const DEFAULT_LOGO_TIMEOUT_MS = 3_000;
 export const LOGO_MAX_BYTES = 1024 * 1024;
 const MAX_REDIRECTS = 3;
 
@@ -27,7 +29,7 @@ class LogoRefused extends Error {}
 /**
  * Fetches an organization's certificate logo for a PDF: http(s) only, every address the name resolves to must
  * be public (checked in the socket's own look-up, so a DNS answer cannot change between check and connect;
- * loopback is allowed only when NODE_ENV is `test`), at most 3 redirects, 3 s in all, 1 MiB, PNG or JPEG.
+ * loopback is allowed only when NODE_ENV is `test`), at most 3 redirects, 3 s in all (LOGO_FETCH_TIMEOUT_MS), 1 MiB, PNG or JPEG.
  * Any failure answers null and the certificate is rendered without the logo. Successes are cached briefly.
  */
 @Injectable()
@@ -40,14 +42,17 @@ export class LogoFetcher {
   });
   private readonly allowLoopback: boolean;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(LOGO_FETCH_TIMEOUT_MS) private readonly timeoutMs: number,
+  ) {
     this.allowLoopback = config.nodeEnv === 'test';
   }
 
   async fetch(url: string): Promise<LogoImage | null> {
     const cached = this.cache.get(url);
     if (cached) return cached;
-    const deadline = AbortSignal.timeout(LOGO_TIMEOUT_MS);
+    const deadline = AbortSignal.timeout(this.timeoutMs);
     try {
       let target = new URL(url);
       for (let hop = 0; ; hop++) {

@@ -13,8 +13,8 @@ export class MemberImportProcessor {
       await this.imports.run(payload.importId, ctx.organizationId);
     } catch (err) {
       // Out of tries: the import is reported failed rather than left "running" for ever.
-      if (ctx.attempt >= IMPORT_MEMBERS.attempts)
-        await this.imports.markFailed(payload.importId, (err as Error).message);
+      if (ctx.attempt >= IMPORT_MEMBERS.attempts && ctx.organizationId)
+        await this.imports.markFailed(ctx.organizationId, payload.importId, (err as Error).message);
       throw err;
     }
   }

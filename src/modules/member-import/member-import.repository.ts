@@ -33,7 +33,13 @@ export interface PendingRow extends ImportRow {
 
 const COLUMNS = 'id, organization_id, created_by, status, total, error, created_at, started_at, finished_at';
 
-/** Member imports are tenant data: every query takes the organization id, except the job's own look-up by id. */
+/**
+ * The rows of the import `$1` only when it belongs to the organization `$2` (rows carry no organization of their
+ * own; the import's primary key answers this).
+ */
+const OF_ORGANIZATION = `EXISTS (SELECT 1 FROM member_imports i WHERE i.id = $1 AND i.organization_id = $2)`;
+
+/** Member imports are tenant data: every query takes the organization id and filters by it. */
 @Injectable()
 export class MemberImportRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -68,18 +74,11 @@ export class MemberImportRepository {
     return rows[0] ?? null;
   }
 
-  /** For the job, which carries the organization id and re-checks it against the record. */
-  async findForJob(importId: string): Promise<ImportRecord | null> {
-    const rows = await this.dataSource.query<ImportRecord[]>(`SELECT ${COLUMNS} FROM member_imports WHERE id = $1`, [
-      importId,
-    ]);
-    return rows[0] ?? null;
-  }
-
-  async counts(importId: string): Promise<ImportCounts> {
+  async counts(organizationId: string, importId: string): Promise<ImportCounts> {
     const rows = await this.dataSource.query<{ outcome: RowOutcome; n: number }[]>(
-      `SELECT outcome, count(*)::int AS n FROM member_import_rows WHERE import_id = $1 AND outcome IS NOT NULL GROUP BY outcome`,
-      [importId],
+      `SELECT outcome, count(*)::int AS n FROM member_import_rows
+       WHERE import_id = $1 AND outcome IS NOT NULL AND ${OF_ORGANIZATION} GROUP BY outcome`,
+      [importId, organizationId],
     );
     const by = Object.fromEntries(rows.map((r) => [r.outcome, r.n])) as Partial<Record<RowOutcome, number>>;
     const invited = by.invited ?? 0;
@@ -89,46 +88,54 @@ export class MemberImportRepository {
     return { processed: invited + added + skipped + failed, invited, added, skipped, failed };
   }
 
-  async markRunning(importId: string, now: Date): Promise<void> {
+  async markRunning(organizationId: string, importId: string, now: Date): Promise<void> {
     await this.dataSource.query(
-      `UPDATE member_imports SET status = 'running', started_at = COALESCE(started_at, $2) WHERE id = $1 AND status IN ('queued', 'running')`,
-      [importId, now],
+      `UPDATE member_imports SET status = 'running', started_at = COALESCE(started_at, $3)
+       WHERE id = $1 AND organization_id = $2 AND status IN ('queued', 'running')`,
+      [importId, organizationId, now],
     );
   }
 
   async finish(
+    organizationId: string,
     importId: string,
-    status: 'completed' | 'failed',
-    error: string | null,
+    outcome: { status: 'completed' | 'failed'; error: string | null },
     now: Date,
     tx?: Tx,
   ): Promise<void> {
     await db(this.dataSource, tx).query(
-      `UPDATE member_imports SET status = $2, error = $3, finished_at = $4 WHERE id = $1`,
-      [importId, status, error, now],
+      `UPDATE member_imports SET status = $3, error = $4, finished_at = $5 WHERE id = $1 AND organization_id = $2`,
+      [importId, organizationId, outcome.status, outcome.error, now],
     );
   }
 
-  async pendingBatch(importId: string, size: number): Promise<PendingRow[]> {
+  async pendingBatch(organizationId: string, importId: string, size: number): Promise<PendingRow[]> {
     return this.dataSource.query<PendingRow[]>(
       `SELECT import_id, row_number AS row, email, name, role, cohort FROM member_import_rows
-       WHERE import_id = $1 AND outcome IS NULL ORDER BY row_number LIMIT $2`,
-      [importId, size],
+       WHERE import_id = $1 AND outcome IS NULL AND ${OF_ORGANIZATION} ORDER BY row_number LIMIT $3`,
+      [importId, organizationId, size],
     );
   }
 
-  async setOutcome(importId: string, row: number, outcome: RowOutcome, reason: string | null, tx: Tx): Promise<void> {
+  async setOutcome(
+    organizationId: string,
+    row: { import_id: string; row: number },
+    outcome: { outcome: RowOutcome; reason: string | null },
+    tx: Tx,
+  ): Promise<void> {
     await tx.manager.query(
-      `UPDATE member_import_rows SET outcome = $3, reason = $4 WHERE import_id = $1 AND row_number = $2`,
-      [importId, row, outcome, reason],
+      `UPDATE member_import_rows SET outcome = $3, reason = $4 WHERE import_id = $1 AND row_number = $5
+         AND ${OF_ORGANIZATION}`,
+      [row.import_id, organizationId, outcome.outcome, outcome.reason, row.row],
     );
   }
 
   /** Addresses this import already invited or added (a run resuming after a crash starts from these). */
-  async handledEmails(importId: string): Promise<Set<string>> {
+  async handledEmails(organizationId: string, importId: string): Promise<Set<string>> {
     const rows = await this.dataSource.query<{ email: string }[]>(
-      `SELECT DISTINCT lower(email) AS email FROM member_import_rows WHERE import_id = $1 AND outcome IN ('invited', 'added')`,
-      [importId],
+      `SELECT DISTINCT lower(email) AS email FROM member_import_rows
+       WHERE import_id = $1 AND outcome IN ('invited', 'added') AND ${OF_ORGANIZATION}`,
+      [importId, organizationId],
     );
     return new Set(rows.map((r) => r.email));
   }

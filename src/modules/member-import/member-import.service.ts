@@ -64,7 +64,7 @@ export class MemberImportService {
   async status(organizationId: string, importId: string): Promise<ImportStatusDto> {
     const record = await this.imports.find(organizationId, importId);
     if (!record) throw ApiError.notFound();
-    const counts = await this.imports.counts(record.id);
+    const counts = await this.imports.counts(organizationId, record.id);
     const finished = record.status === 'completed' || record.status === 'failed';
     return {
       id: record.id,
@@ -97,30 +97,32 @@ export class MemberImportService {
    * outcome are taken, and a row's effect and its outcome commit together.
    */
   async run(importId: string, organizationId: string | null): Promise<void> {
-    const record = await this.imports.findForJob(importId);
+    // The job's organization scopes every read: a job naming another organization finds nothing.
+    const record = organizationId ? await this.imports.find(organizationId, importId) : null;
     if (!record || record.status === 'completed' || record.status === 'failed') return;
-    const refusal = await this.refusal(record, organizationId);
+    const orgId = record.organization_id;
+    const refusal = await this.refusal(record);
     if (refusal) {
-      await this.imports.finish(record.id, 'failed', refusal, this.clock.now());
+      await this.imports.finish(orgId, record.id, { status: 'failed', error: refusal }, this.clock.now());
       return;
     }
     const creator = await this.orgs.membership(record.organization_id, record.created_by!);
     const ctx: RunContext = {
       record,
       creatorRole: creator!.role,
-      handled: await this.imports.handledEmails(record.id),
+      handled: await this.imports.handledEmails(orgId, record.id),
     };
-    await this.imports.markRunning(record.id, this.clock.now());
+    await this.imports.markRunning(orgId, record.id, this.clock.now());
     for (;;) {
-      const batch = await this.imports.pendingBatch(record.id, BATCH);
+      const batch = await this.imports.pendingBatch(orgId, record.id, BATCH);
       if (batch.length === 0) break;
       await this.transactions.run(async (tx) => {
         for (const row of batch) await this.applyRow(ctx, row, tx);
       });
     }
-    const counts = await this.imports.counts(record.id);
+    const counts = await this.imports.counts(orgId, record.id);
     await this.transactions.run(async (tx) => {
-      await this.imports.finish(record.id, 'completed', null, this.clock.now(), tx);
+      await this.imports.finish(orgId, record.id, { status: 'completed', error: null }, this.clock.now(), tx);
       await this.audit.record(
         {
           action: 'members.imported',
@@ -142,12 +144,16 @@ export class MemberImportService {
     this.logger.log({ import_id: record.id, ...counts }, 'Member import completed');
   }
 
-  async markFailed(importId: string, error: string): Promise<void> {
-    await this.imports.finish(importId, 'failed', error.slice(0, 500), this.clock.now());
+  async markFailed(organizationId: string, importId: string, error: string): Promise<void> {
+    await this.imports.finish(
+      organizationId,
+      importId,
+      { status: 'failed', error: error.slice(0, 500) },
+      this.clock.now(),
+    );
   }
 
-  private async refusal(record: ImportRecord, organizationId: string | null): Promise<string | null> {
-    if (record.organization_id !== organizationId) return 'The job does not belong to this organization.';
+  private async refusal(record: ImportRecord): Promise<string | null> {
     if (await this.orgs.isSuspended(record.organization_id)) return 'The organization is suspended.';
     const creator = record.created_by ? await this.orgs.membership(record.organization_id, record.created_by) : null;
     if (!creator || !isAdmin(creator.role)) return 'The person who started the import is no longer an owner or admin.';
@@ -163,7 +169,7 @@ export class MemberImportService {
       if (!(err instanceof ApiError))
         this.logger.warn({ err, import_id: row.import_id, row: row.row }, 'Import row failed');
     }
-    await this.imports.setOutcome(row.import_id, row.row, outcome[0], outcome[1], tx);
+    await this.imports.setOutcome(ctx.record.organization_id, row, { outcome: outcome[0], reason: outcome[1] }, tx);
   }
 
   /** What one row does, in the batch transaction: invite, add, skip, or fail with a reason. */

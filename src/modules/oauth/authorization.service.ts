@@ -206,6 +206,7 @@ export class AuthorizationService {
         {
           code_hash: this.crypto.sha256(code),
           grant_id: grant.id,
+          organization_id: grant.organization_id,
           client_id: client.id,
           redirect_uri: consumed.redirect_uri,
           code_challenge: consumed.code_challenge,

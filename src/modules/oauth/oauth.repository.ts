@@ -45,6 +45,8 @@ export interface GrantRow {
 export interface CodeRow {
   id: string;
   grant_id: string;
+  /** The grant's organization. */
+  organization_id: string;
   client_id: string;
   redirect_uri: string;
   code_challenge: string;
@@ -69,6 +71,8 @@ export interface AccessTokenRow {
 export interface RefreshTokenRow {
   id: string;
   grant_id: string;
+  /** The grant's organization. */
+  organization_id: string;
   expires_at: Date;
   rotated_at: Date | null;
   revoked_at: Date | null;
@@ -81,6 +85,7 @@ const REQUEST_COLUMNS =
 const GRANT_COLUMNS =
   'id, user_id, client_id, organization_id, access, scope, resource, created_at, revoked_at, shared_since, publishing_enabled';
 const ACCESS_COLUMNS = 'id, grant_id, user_id, organization_id, access, scope, resource, expires_at, revoked_at';
+const REFRESH_COLUMNS = 'id, grant_id, organization_id, expires_at, rotated_at, revoked_at';
 
 /**
  * Storage of the authorization server. Codes and tokens are kept only as SHA-256 fingerprints; access tokens are
@@ -198,10 +203,10 @@ export class OAuthRepository {
     return rows[0];
   }
 
-  async findGrant(id: string, tx?: Tx): Promise<GrantRow | null> {
+  async findGrant(organizationId: string, id: string, tx?: Tx): Promise<GrantRow | null> {
     const rows = await db(this.dataSource, tx).query<GrantRow[]>(
-      `SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE id = $1`,
-      [id],
+      `SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE id = $1 AND organization_id = $2`,
+      [id, organizationId],
     );
     return rows[0] ?? null;
   }
@@ -271,12 +276,13 @@ export class OAuthRepository {
     tx: Tx,
   ): Promise<void> {
     await tx.manager.query(
-      `INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, code_challenge, scope, resource,
-         created_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      `INSERT INTO oauth_codes (code_hash, grant_id, organization_id, client_id, redirect_uri, code_challenge, scope,
+         resource, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       [
         values.code_hash,
         values.grant_id,
+        values.organization_id,
         values.client_id,
         values.redirect_uri,
         values.code_challenge,
@@ -291,7 +297,8 @@ export class OAuthRepository {
   /** The code, locked for this transaction, and marked used whatever happens next (a code is presented once). */
   async claimCode(codeHash: string, now: Date, tx: Tx): Promise<CodeRow | null> {
     const rows = await tx.manager.query<CodeRow[]>(
-      `SELECT id, grant_id, client_id, redirect_uri, code_challenge, scope, resource, expires_at, used_at
+      `SELECT id, grant_id, organization_id, client_id, redirect_uri, code_challenge, scope, resource, expires_at,
+         used_at
        FROM oauth_codes WHERE code_hash = $1 FOR UPDATE`,
       [codeHash],
     );
@@ -344,19 +351,34 @@ export class OAuthRepository {
 
   // Refresh tokens.
   async insertRefreshToken(
-    values: { token_hash: string; grant_id: string; parent_id: string | null; created_at: Date; expires_at: Date },
+    values: {
+      token_hash: string;
+      grant_id: string;
+      organization_id: string;
+      parent_id: string | null;
+      created_at: Date;
+      expires_at: Date;
+    },
     tx: Tx,
   ): Promise<void> {
     await tx.manager.query(
-      `INSERT INTO oauth_refresh_tokens (token_hash, grant_id, parent_id, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
-      [values.token_hash, values.grant_id, values.parent_id, values.created_at, values.expires_at],
+      `INSERT INTO oauth_refresh_tokens (token_hash, grant_id, organization_id, parent_id, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [
+        values.token_hash,
+        values.grant_id,
+        values.organization_id,
+        values.parent_id,
+        values.created_at,
+        values.expires_at,
+      ],
     );
   }
 
   /** The refresh token locked for this transaction, so that of parallel refreshes exactly one rotates it. */
   async lockRefreshToken(tokenHash: string, tx: Tx): Promise<RefreshTokenRow | null> {
     const rows = await tx.manager.query<RefreshTokenRow[]>(
-      `SELECT id, grant_id, expires_at, rotated_at, revoked_at FROM oauth_refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
+      `SELECT ${REFRESH_COLUMNS} FROM oauth_refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
       [tokenHash],
     );
     return rows[0] ?? null;
@@ -364,7 +386,7 @@ export class OAuthRepository {
 
   async findRefreshToken(tokenHash: string): Promise<RefreshTokenRow | null> {
     const rows = await this.dataSource.query<RefreshTokenRow[]>(
-      `SELECT id, grant_id, expires_at, rotated_at, revoked_at FROM oauth_refresh_tokens WHERE token_hash = $1`,
+      `SELECT ${REFRESH_COLUMNS} FROM oauth_refresh_tokens WHERE token_hash = $1`,
       [tokenHash],
     );
     return rows[0] ?? null;

@@ -82,7 +82,7 @@ export class TokenService implements ConnectedApplications {
         await this.repo.revokeGrant(row.grant_id, 'code_reused', now, tx);
         return {
           error: INVALID_GRANT('The code was already used; the tokens it produced are revoked.'),
-          reuse: row.grant_id,
+          reuse: { organizationId: row.organization_id, grantId: row.grant_id },
         };
       }
       if (row.expires_at.getTime() <= now.getTime()) return { error: INVALID_GRANT('The code has expired.') };
@@ -93,7 +93,7 @@ export class TokenService implements ConnectedApplications {
       if (!VERIFIER.test(verifier) || !this.crypto.safeEqual(challenge, row.code_challenge)) {
         return { error: INVALID_GRANT('The code_verifier does not match the code_challenge.') };
       }
-      const grant = await this.repo.findGrant(row.grant_id, tx);
+      const grant = await this.repo.findGrant(row.organization_id, row.grant_id, tx);
       if (!grant || grant.revoked_at) return { error: INVALID_GRANT('The authorization was revoked.') };
       return { tokens: await this.issue(grant, null, now, tx, withRefresh) };
     });
@@ -113,13 +113,13 @@ export class TokenService implements ConnectedApplications {
     const outcome = await this.transactions.run(async (tx) => {
       const row = await this.repo.lockRefreshToken(this.crypto.sha256(token), tx);
       if (!row) return { error: INVALID_GRANT('The refresh token is not valid.') };
-      const grant = await this.repo.findGrant(row.grant_id, tx);
+      const grant = await this.repo.findGrant(row.organization_id, row.grant_id, tx);
       if (!grant || grant.client_id !== clientId) return { error: INVALID_GRANT('The refresh token is not valid.') };
       if (row.rotated_at && !grant.revoked_at) {
         await this.repo.revokeGrant(grant.id, 'refresh_token_reused', now, tx);
         return {
           error: INVALID_GRANT('The refresh token was already used; the authorization is revoked.'),
-          reuse: grant.id,
+          reuse: { organizationId: grant.organization_id, grantId: grant.id },
         };
       }
       if (row.revoked_at || row.rotated_at || grant.revoked_at)
@@ -168,6 +168,7 @@ export class TokenService implements ConnectedApplications {
       {
         token_hash: this.crypto.sha256(refreshToken),
         grant_id: grant.id,
+        organization_id: grant.organization_id,
         parent_id: parentId,
         created_at: now,
         expires_at: new Date(now.getTime() + REFRESH_TOKEN_TTL_SECONDS * 1000),
@@ -190,13 +191,13 @@ export class TokenService implements ConnectedApplications {
     const hash = this.crypto.sha256(token);
     if (hasValidChecksum(OAUTH_ACCESS_TOKEN, token)) {
       const row = await this.repo.findAccessToken(hash);
-      const grant = row ? await this.repo.findGrant(row.grant_id) : null;
+      const grant = row ? await this.repo.findGrant(row.organization_id, row.grant_id) : null;
       if (row && grant && (!clientId || grant.client_id === clientId)) await this.repo.revokeAccessToken(hash, now);
       return;
     }
     if (hasValidChecksum(OAUTH_REFRESH_TOKEN, token)) {
       const row = await this.repo.findRefreshToken(hash);
-      const grant = row ? await this.repo.findGrant(row.grant_id) : null;
+      const grant = row ? await this.repo.findGrant(row.organization_id, row.grant_id) : null;
       if (grant && !grant.revoked_at && (!clientId || grant.client_id === clientId)) {
         await this.transactions.run((tx) => this.repo.revokeGrant(grant.id, 'revoked_by_client', now, tx));
       }
@@ -268,10 +269,10 @@ export class TokenService implements ConnectedApplications {
     }
   }
 
-  private async recordRevocation(grantId: string, action: string): Promise<void> {
-    const grant = await this.repo.findGrant(grantId);
+  private async recordRevocation(reuse: { organizationId: string; grantId: string }, action: string): Promise<void> {
+    const grant = await this.repo.findGrant(reuse.organizationId, reuse.grantId);
     if (!grant) return;
-    this.logger.warn({ grant: grantId, action }, 'OAuth token reuse: grant revoked');
+    this.logger.warn({ grant: grant.id, action }, 'OAuth token reuse: grant revoked');
     await this.audit.record({
       action,
       actorId: null,

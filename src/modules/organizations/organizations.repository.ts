@@ -54,11 +54,8 @@ export class OrganizationsRepository {
     return saved;
   }
 
-  async update(id: string, changes: Partial<OrganizationEntity>, tx?: Tx): Promise<void> {
-    await (tx?.manager.getRepository(OrganizationEntity) ?? this.orgs).update(
-      { id },
-      { ...changes, updatedAt: new Date() },
-    );
+  async update(id: string, changes: Partial<OrganizationEntity>, now: Date, tx?: Tx): Promise<void> {
+    await (tx?.manager.getRepository(OrganizationEntity) ?? this.orgs).update({ id }, { ...changes, updatedAt: now });
     await this.orgCache.invalidate(id, tx);
   }
 

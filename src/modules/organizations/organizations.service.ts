@@ -172,7 +172,7 @@ export class OrganizationsService extends TenancyResolver {
     }
     if (changed.length > 0) {
       await this.transactions.run(async (tx) => {
-        await this.orgs.update(organizationId, changes, tx);
+        await this.orgs.update(organizationId, changes, this.clock.now(), tx);
         await this.audit.record(
           {
             action: 'organization.updated',
@@ -248,11 +248,13 @@ export class OrganizationsService extends TenancyResolver {
   ): Promise<OrganizationDto> {
     await this.getById(organizationId);
     await this.transactions.run(async (tx) => {
+      const now = this.clock.now();
       await this.orgs.update(
         organizationId,
         suspended
-          ? { status: 'suspended', suspendedAt: this.clock.now(), suspendedReason: reason }
+          ? { status: 'suspended', suspendedAt: now, suspendedReason: reason }
           : { status: 'active', suspendedAt: null, suspendedReason: null },
+        now,
         tx,
       );
       await this.audit.record(

@@ -63,17 +63,17 @@ export class UsersRepository {
     return { user, created: rows.length === 1 };
   }
 
-  async update(id: string, changes: Partial<UserEntity>, tx?: Tx): Promise<void> {
-    await this.repo(tx).update({ id }, { ...changes, updatedAt: new Date() });
+  async update(id: string, changes: Partial<UserEntity>, now: Date, tx?: Tx): Promise<void> {
+    await this.repo(tx).update({ id }, { ...changes, updatedAt: now });
     await this.cache.invalidate(id, tx);
   }
 
   /** Raises token_version (ending every access token issued before) and returns the new value. */
-  async raiseTokenVersion(id: string, tx?: Tx): Promise<number> {
+  async raiseTokenVersion(id: string, now: Date, tx?: Tx): Promise<number> {
     const manager = db(this.users.manager.connection, tx);
     const [rows] = await manager.query<[{ token_version: number }[], number]>(
-      `UPDATE users SET token_version = token_version + 1, updated_at = now() WHERE id = $1 RETURNING token_version`,
-      [id],
+      `UPDATE users SET token_version = token_version + 1, updated_at = $2 WHERE id = $1 RETURNING token_version`,
+      [id, now],
     );
     await this.cache.invalidate(id, tx);
     return rows[0].token_version;

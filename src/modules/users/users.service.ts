@@ -86,7 +86,7 @@ export class UsersService {
   async syncPlatformRoles(user: User, tx?: Tx): Promise<User> {
     const roles = this.platformRolesFor(user.email, user.platformRoles);
     if (roles.length === user.platformRoles.length && roles.every((r) => user.platformRoles.includes(r))) return user;
-    await this.users.update(user.id, { platformRoles: roles }, tx);
+    await this.users.update(user.id, { platformRoles: roles }, this.clock.now(), tx);
     return { ...user, platformRoles: roles };
   }
 
@@ -145,24 +145,24 @@ export class UsersService {
     if (dto.locale !== undefined) changes.locale = dto.locale;
     if (dto.public_profile !== undefined) changes.publicProfile = dto.public_profile;
     if (dto.time_zone !== undefined) changes.timeZone = dto.time_zone;
-    if (Object.keys(changes).length > 0) await this.users.update(userId, changes);
+    if (Object.keys(changes).length > 0) await this.users.update(userId, changes, this.clock.now());
     return this.getById(userId);
   }
 
   async saveAvatar(userId: string, choice: AvatarChoice): Promise<void> {
-    await this.users.update(userId, { avatar: choice });
+    await this.users.update(userId, { avatar: choice }, this.clock.now());
   }
 
   setLastOrganization(userId: string, organizationId: string | null, tx?: Tx): Promise<void> {
-    return this.users.update(userId, { lastOrganizationId: organizationId }, tx);
+    return this.users.update(userId, { lastOrganizationId: organizationId }, this.clock.now(), tx);
   }
 
   raiseTokenVersion(userId: string, tx?: Tx): Promise<number> {
-    return this.users.raiseTokenVersion(userId, tx);
+    return this.users.raiseTokenVersion(userId, this.clock.now(), tx);
   }
 
   changeEmail(userId: string, email: string, tx?: Tx): Promise<void> {
-    return this.users.update(userId, { email: normalizeEmail(email) }, tx);
+    return this.users.update(userId, { email: normalizeEmail(email) }, this.clock.now(), tx);
   }
 
   acceptTotpStep(userId: string, step: number): Promise<boolean> {
@@ -174,7 +174,7 @@ export class UsersService {
     changes: Pick<Partial<UserEntity>, 'twoFactorSecret' | 'twoFactorEnabledAt' | 'twoFactorLastStep'>,
     tx?: Tx,
   ): Promise<void> {
-    return this.users.update(userId, changes, tx);
+    return this.users.update(userId, changes, this.clock.now(), tx);
   }
 
   onboardingStatus(user: User): OnboardingStatusDto {
@@ -204,12 +204,16 @@ export class UsersService {
     }
     const now = this.clock.now();
     const user = await this.getById(userId);
-    await this.users.update(userId, {
-      name: dto.name,
-      locale: dto.locale,
-      ageBracket: 'adult',
-      onboardingCompletedAt: user.onboardingCompletedAt ?? now,
-    });
+    await this.users.update(
+      userId,
+      {
+        name: dto.name,
+        locale: dto.locale,
+        ageBracket: 'adult',
+        onboardingCompletedAt: user.onboardingCompletedAt ?? now,
+      },
+      now,
+    );
     await this.users.recordConsent(
       userId,
       'adult_declaration',
@@ -222,10 +226,14 @@ export class UsersService {
 
   async updateFirstSteps(userId: string, dto: UpdateFirstStepsDto): Promise<OnboardingStatusDto> {
     const user = await this.getById(userId);
-    await this.users.update(userId, {
-      firstSteps: { ...user.firstSteps, ...dto.steps },
-      firstStepsHidden: dto.hidden ?? user.firstStepsHidden,
-    });
+    await this.users.update(
+      userId,
+      {
+        firstSteps: { ...user.firstSteps, ...dto.steps },
+        firstStepsHidden: dto.hidden ?? user.firstStepsHidden,
+      },
+      this.clock.now(),
+    );
     return this.onboardingStatus(await this.getById(userId));
   }
 

@@ -45,7 +45,7 @@ export class BullDriver implements QueueDriver {
     }
   }
 
-  async dispatch(id: string, def: JobDefinition<unknown>, runAt: Date): Promise<void> {
+  async dispatch(id: string, def: JobDefinition<unknown>, delayMs: number): Promise<void> {
     const queue = this.queue(def.queue);
     // Bull has no "add if absent" for a finished job id: the outbox row decides whether it still has to run.
     await withTimeout(
@@ -54,7 +54,7 @@ export class BullDriver implements QueueDriver {
         { id },
         {
           jobId: id,
-          delay: Math.max(0, runAt.getTime() - Date.now()),
+          delay: Math.max(0, delayMs),
           attempts: def.attempts,
           backoff: { type: 'exponential', delay: def.backoffMs },
           removeOnComplete: true,

@@ -24,8 +24,8 @@ export class InProcessDriver implements QueueDriver {
   private readonly active = new Map<QueueName, number>();
   private closed = false;
 
-  async dispatch(id: string, def: JobDefinition<unknown>, runAt: Date): Promise<void> {
-    this.schedule({ id, def, attempt: 1 }, runAt.getTime() - Date.now());
+  async dispatch(id: string, def: JobDefinition<unknown>, delayMs: number): Promise<void> {
+    this.schedule({ id, def, attempt: 1 }, delayMs);
     return Promise.resolve();
   }
 
@@ -42,6 +42,8 @@ export class InProcessDriver implements QueueDriver {
     let timer: NodeJS.Timeout | undefined;
     let running: Promise<unknown> | undefined;
     const arm = (): void => {
+      // A real timer on the wall clock's minute boundary (not the Clock): it paces this process, and the
+      // scheduler reads the Clock for what each tick means.
       timer = setTimeout(
         () => {
           running = onTick().catch((err: unknown) => this.logger.warn({ err }, 'Scheduler tick failed'));

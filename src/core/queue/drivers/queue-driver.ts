@@ -9,8 +9,11 @@ export type JobExecutor = (id: string) => Promise<void>;
  */
 export interface QueueDriver {
   readonly kind: 'bull' | 'in-process';
-  /** Schedules a try of the job at `runAt`. Must be safe to call again for a job already scheduled. */
-  dispatch(id: string, def: JobDefinition<unknown>, runAt: Date): Promise<void>;
+  /**
+   * Schedules a try of the job `delayMs` from now (the caller computes it from the Clock, the drivers only wait).
+   * Must be safe to call again for a job already scheduled.
+   */
+  dispatch(id: string, def: JobDefinition<unknown>, delayMs: number): Promise<void>;
   /** Whether the driver still holds the job (queued, delayed or running). */
   holds(id: string, def: JobDefinition<unknown>): Promise<boolean>;
   startProcessing(executor: JobExecutor, definitionOf: (name: string) => JobDefinition<unknown> | undefined): void;
