@@ -438,16 +438,20 @@ describe('OAuth 2.1 authorization server', () => {
       expect(await t.db.query(`SELECT 1 FROM oauth_codes WHERE code_hash = $1`, [sha256(code)])).toHaveLength(1);
     });
 
-    it("codes and refresh tokens carry their grant's organization, and can carry no other", async () => {
-      const p = pkce();
-      const code = await authorizeCode(p);
-      const res = await token({
+    const exchange = (p: Pkce, code: string, change: Record<string, string> = {}): ReturnType<typeof token> =>
+      token({
         grant_type: 'authorization_code',
         code,
         redirect_uri: REDIRECT,
         client_id: clientId,
         code_verifier: p.verifier,
-      }).expect(200);
+        ...change,
+      });
+
+    it("codes and refresh tokens carry their grant's organization, and can carry no other", async () => {
+      const p = pkce();
+      const code = await authorizeCode(p);
+      const res = await exchange(p, code).expect(200);
       const [codeRow] = await t.db.query(
         `SELECT c.organization_id, g.organization_id AS grant_org FROM oauth_codes c
          JOIN oauth_grants g ON g.id = c.grant_id WHERE c.code_hash = $1`,
@@ -464,16 +468,6 @@ describe('OAuth 2.1 authorization server', () => {
         ).rejects.toMatchObject({ driverError: { code: '23503' } });
       }
     });
-
-    const exchange = (p: Pkce, code: string, change: Record<string, string> = {}): ReturnType<typeof token> =>
-      token({
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT,
-        client_id: clientId,
-        code_verifier: p.verifier,
-        ...change,
-      });
 
     it('a wrong verifier, another redirect URI or another client: invalid_grant', async () => {
       const changes: Record<string, string>[] = [

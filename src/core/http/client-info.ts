@@ -1,5 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import { type CookieName, cookieOf } from './cookies';
 
 /** What a service may know about the caller's client: the address (after TRUST_PROXY) and the user agent. */
 export interface ClientInfo {
@@ -22,13 +23,24 @@ export function rawQueryOf(req: Request): string {
   return at < 0 ? '' : req.originalUrl.slice(at);
 }
 
-/** Controller parameter: the query parameters as parsed (strings, arrays or objects; flows check each one). */
-export const QueryParams = createParamDecorator(
-  (_data: unknown, ctx: ExecutionContext): Record<string, unknown> =>
-    ctx.switchToHttp().getRequest<Request>().query as Record<string, unknown>,
-);
+/** What the callback of a browser sign-in flow (OpenID Connect) receives from the request that ends it. */
+export interface CallbackRequest {
+  /** The query as parsed. */
+  readonly query: Record<string, unknown>;
+  /** The query string exactly as received (openid-client reads code, state and iss from it). */
+  readonly rawQuery: string;
+  /** The state cookie this browser got at the start, if any. */
+  readonly stateCookie: string | undefined;
+  readonly client: ClientInfo;
+}
 
-/** Controller parameter: `rawQueryOf` of the request. */
-export const RawQuery = createParamDecorator((_data: unknown, ctx: ExecutionContext): string =>
-  rawQueryOf(ctx.switchToHttp().getRequest<Request>()),
-);
+/** Controller parameter: the `CallbackRequest` of a flow whose state travels in the cookie `stateCookie`. */
+export const Callback = createParamDecorator((stateCookie: CookieName, ctx: ExecutionContext): CallbackRequest => {
+  const req = ctx.switchToHttp().getRequest<Request>();
+  return {
+    query: req.query,
+    rawQuery: rawQueryOf(req),
+    stateCookie: cookieOf(req, stateCookie),
+    client: clientInfoOf(req),
+  };
+});

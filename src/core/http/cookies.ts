@@ -64,6 +64,13 @@ export class CookieService {
   apply(res: Response, changes: readonly CookieChange[]): void {
     writeCookies(res, changes, this.config.cookieSecure);
   }
+
+  /** Ends a browser flow: its cookies, then a 302 to `location` that no cache keeps. */
+  redirect(res: Response, exit: { readonly location: string; readonly cookies: readonly CookieChange[] }): void {
+    this.apply(res, exit.cookies);
+    res.setHeader('Cache-Control', 'no-store');
+    res.redirect(302, exit.location);
+  }
 }
 
 /** The value of one of the contract's cookies on the request, if present. */

@@ -3,41 +3,29 @@ import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import { textQuery } from '@/modules/courses/catalog-sql';
-import type { Language, Level } from '@/modules/courses/dto/course.dto';
-import type { CourseStatus, QuestionKind, Visibility } from './dto/editor.dto';
+import type { CourseRow } from '@/modules/courses/courses.types';
+import type { Language } from '@/modules/courses/dto/course.dto';
+import type { CourseStatus, QuestionKind } from './dto/editor.dto';
 
-export interface EditorCourseRow {
-  id: string;
-  slug: string;
-  title: string;
-  summary: string;
-  description_md: string;
-  language: Language;
-  level: Level;
-  tags: string[];
-  visibility: Visibility;
-  status: CourseStatus;
-  issues_certificate: boolean;
-  estimated_minutes: number;
-  published_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
+/** A course as its authors see it: the catalog's row with its lesson count. */
+export interface EditorCourseRow extends CourseRow {
   lessons_count: number;
 }
 
 /** The authored fields of a course. */
-export interface CourseValues {
-  slug: string;
-  title: string;
-  summary: string;
-  description_md: string;
-  language: Language;
-  level: Level;
-  tags: string[];
-  visibility: Visibility;
-  issues_certificate: boolean;
-  estimated_minutes: number;
-}
+export type CourseValues = Pick<
+  CourseRow,
+  | 'slug'
+  | 'title'
+  | 'summary'
+  | 'description_md'
+  | 'language'
+  | 'level'
+  | 'tags'
+  | 'visibility'
+  | 'issues_certificate'
+  | 'estimated_minutes'
+>;
 
 export interface EditorLessonRow {
   id: string;
@@ -67,18 +55,10 @@ export interface QuizValues {
 }
 
 /** What the SEO pages need of a published course. */
-export interface SeoCourseRow {
-  id: string;
-  slug: string;
-  title: string;
-  summary: string;
-  description_md: string;
-  language: Language;
-  level: Level;
-  tags: string[];
-  estimated_minutes: number;
-  lessons: { position: number; title: string; estimated_minutes: number }[];
-}
+export type SeoCourseRow = Pick<
+  CourseRow,
+  'id' | 'slug' | 'title' | 'summary' | 'description_md' | 'language' | 'level' | 'tags' | 'estimated_minutes'
+> & { lessons: { position: number; title: string; estimated_minutes: number }[] };
 
 const COLUMNS = `c.id, c.slug, c.title, c.summary, c.description_md, c.language, c.level, c.tags, c.visibility, c.status,
   c.issues_certificate, c.estimated_minutes, c.published_at, c.created_at, c.updated_at,

@@ -20,17 +20,6 @@ export interface BrowserExit {
   readonly cookies: readonly CookieChange[];
 }
 
-/** What a callback of a browser flow receives, taken from the request by its controller. */
-export interface CallbackRequest {
-  /** The query as parsed. */
-  readonly query: Record<string, unknown>;
-  /** The query string exactly as received (openid-client reads code, state and iss from it). */
-  readonly rawQuery: string;
-  /** The state cookie this browser got at the start, if any. */
-  readonly stateCookie: string | undefined;
-  readonly client: ClientInfo;
-}
-
 /** Where a browser flow ends: the web app's dashboard, its two-factor step, or its login page with an error code. */
 @Injectable()
 export class BrowserSignIn {

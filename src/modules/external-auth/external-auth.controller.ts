@@ -2,11 +2,10 @@ import { Controller, Get, Param, Res } from '@nestjs/common';
 import { ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '@/core/auth/access.decorators';
-import { Client, type ClientInfo, QueryParams, RawQuery } from '@/core/http/client-info';
-import { COOKIE, CookieService, CookieValue } from '@/core/http/cookies';
+import { Callback, type CallbackRequest } from '@/core/http/client-info';
+import { COOKIE, CookieService } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
-import type { BrowserExit } from './browser-sign-in';
 import { EXTERNAL_CALLBACK_IP, EXTERNAL_START_IP } from './external-auth.rate-limits';
 import { CALLBACK_LIMITS, PROVIDERS, ProviderSignInService } from './provider-sign-in.service';
 
@@ -36,7 +35,7 @@ export class ExternalAuthController {
   @ApiResponse({ status: 302, description: "To the provider's authorization URL", headers: LOCATION })
   @ApiErrors([400, 'unknown_provider'], [503, 'oauth_not_configured'])
   async start(@Param('provider') provider: string, @Res() res: Response): Promise<void> {
-    this.redirect(res, await this.providers.start(provider));
+    this.cookies.redirect(res, await this.providers.start(provider));
   }
 
   @Public()
@@ -65,18 +64,9 @@ export class ExternalAuthController {
   })
   async callback(
     @Param('provider') provider: string,
-    @QueryParams() query: Record<string, unknown>,
-    @RawQuery() rawQuery: string,
-    @CookieValue(COOKIE.oauthState) stateCookie: string | undefined,
-    @Client() client: ClientInfo,
+    @Callback(COOKIE.oauthState) callback: CallbackRequest,
     @Res() res: Response,
   ): Promise<void> {
-    this.redirect(res, await this.providers.callback(provider, { query, rawQuery, stateCookie, client }));
-  }
-
-  private redirect(res: Response, exit: BrowserExit): void {
-    this.cookies.apply(res, exit.cookies);
-    res.setHeader('Cache-Control', 'no-store');
-    res.redirect(302, exit.location);
+    this.cookies.redirect(res, await this.providers.callback(provider, callback));
   }
 }

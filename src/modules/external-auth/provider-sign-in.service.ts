@@ -2,17 +2,12 @@ import { Inject, Injectable, Logger, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { ApiError } from '@/core/http/api-error';
+import type { CallbackRequest } from '@/core/http/client-info';
 import { clearCookie, COOKIE, setCookie } from '@/core/http/cookies';
 import type { SignInProviders } from '@/modules/auth/sign-in-providers.port';
 import { SsoPolicy } from '@/modules/auth/sso-policy.port';
 import { AccountLinker } from './account-linker';
-import {
-  type BrowserExit,
-  BrowserFlowFailure,
-  BrowserSignIn,
-  type CallbackRequest,
-  queryParam,
-} from './browser-sign-in';
+import { type BrowserExit, BrowserFlowFailure, BrowserSignIn, queryParam } from './browser-sign-in';
 import { emailDomain, type ExternalIdentity, identityFromClaims, isTenantId } from './claims';
 import { OidcClients, OidcFlowError, type OidcTarget } from './oidc-clients';
 import { SIGN_IN_STATE_TTL_SECONDS, SignInStates } from './sign-in-states';

@@ -2,11 +2,11 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Res } from '@nestj
 import { ApiOkResponse, ApiOperation, ApiParam, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Public } from '@/core/auth/access.decorators';
-import { Client, type ClientInfo, QueryParams, RawQuery } from '@/core/http/client-info';
-import { COOKIE, CookieService, CookieValue } from '@/core/http/cookies';
+import { Callback, type CallbackRequest } from '@/core/http/client-info';
+import { COOKIE, CookieService } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
-import { type BrowserExit, EXTERNAL_CALLBACK_IP, EXTERNAL_START_IP } from '@/modules/external-auth/external-auth.types';
+import { EXTERNAL_CALLBACK_IP, EXTERNAL_START_IP } from '@/modules/external-auth/external-auth.types';
 import { SsoDiscoverDto, SsoDiscoveryDto, SsoStartQueryDto } from './dto/sso.dto';
 import { SSO_CALLBACK_LIMITS, SsoSignInService } from './sso-sign-in.service';
 import { SSO_DISCOVER_IP } from './sso.rate-limits';
@@ -54,7 +54,7 @@ export class SsoAuthController {
     @Query() query: SsoStartQueryDto,
     @Res() res: Response,
   ): Promise<void> {
-    this.redirect(res, await this.sso.start(connectionId, query.login_hint));
+    this.cookies.redirect(res, await this.sso.start(connectionId, query.login_hint));
   }
 
   @Public()
@@ -78,19 +78,7 @@ export class SsoAuthController {
   @ApiQuery({ name: 'state', required: false, schema: { type: 'string', maxLength: SSO_CALLBACK_LIMITS.state } })
   @ApiQuery({ name: 'error', required: false, schema: { type: 'string', maxLength: SSO_CALLBACK_LIMITS.error } })
   @ApiResponse({ status: 302, description: 'To the web app', headers: LOCATION })
-  async callback(
-    @QueryParams() query: Record<string, unknown>,
-    @RawQuery() rawQuery: string,
-    @CookieValue(COOKIE.ssoState) stateCookie: string | undefined,
-    @Client() client: ClientInfo,
-    @Res() res: Response,
-  ): Promise<void> {
-    this.redirect(res, await this.sso.callback({ query, rawQuery, stateCookie, client }));
-  }
-
-  private redirect(res: Response, exit: BrowserExit): void {
-    this.cookies.apply(res, exit.cookies);
-    res.setHeader('Cache-Control', 'no-store');
-    res.redirect(302, exit.location);
+  async callback(@Callback(COOKIE.ssoState) callback: CallbackRequest, @Res() res: Response): Promise<void> {
+    this.cookies.redirect(res, await this.sso.callback(callback));
   }
 }

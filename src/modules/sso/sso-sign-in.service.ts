@@ -4,12 +4,12 @@ import { AuditService } from '@/core/audit/audit.service';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
+import type { CallbackRequest } from '@/core/http/client-info';
 import { clearCookie, COOKIE, setCookie } from '@/core/http/cookies';
 import { isUuid } from '@/core/http/uuid';
 import {
   type BrowserExit,
   BrowserFlowFailure,
-  type CallbackRequest,
   emailDomain,
   type ExternalIdentity,
   identityFromClaims,
