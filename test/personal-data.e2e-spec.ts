@@ -216,9 +216,9 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
       [id, clientId, org],
     );
     await t.db.query(
-      `INSERT INTO oauth_codes (code_hash, grant_id, client_id, redirect_uri, code_challenge, scope, resource, created_at, expires_at)
-       VALUES ($1, $2, $3, 'https://tool.test/cb', 'challenge', 'mcp:read', 'https://api.test/mcp', now(), now() + interval '1 minute')`,
-      [`oauth-code-hash-${id}`, grant.id, clientId],
+      `INSERT INTO oauth_codes (code_hash, grant_id, organization_id, client_id, redirect_uri, code_challenge, scope, resource, created_at, expires_at)
+       VALUES ($1, $2, $4, $3, 'https://tool.test/cb', 'challenge', 'mcp:read', 'https://api.test/mcp', now(), now() + interval '1 minute')`,
+      [`oauth-code-hash-${id}`, grant.id, clientId, org],
     );
     await t.db.query(
       `INSERT INTO oauth_access_tokens (token_hash, grant_id, user_id, organization_id, access, scope, resource, created_at, expires_at)
@@ -226,8 +226,8 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
       [`oauth-access-hash-${id}`, grant.id, id, org],
     );
     await t.db.query(
-      `INSERT INTO oauth_refresh_tokens (token_hash, grant_id, created_at, expires_at) VALUES ($1, $2, now(), now() + interval '30 days')`,
-      [`oauth-refresh-hash-${id}`, grant.id],
+      `INSERT INTO oauth_refresh_tokens (token_hash, grant_id, organization_id, created_at, expires_at) VALUES ($1, $2, $3, now(), now() + interval '30 days')`,
+      [`oauth-refresh-hash-${id}`, grant.id, org],
     );
     await t.db.query(
       `INSERT INTO oauth_authorization_requests (client_id, user_id, session_id, redirect_uri, code_challenge, scope, resource, created_at, expires_at)
