@@ -12,6 +12,7 @@ import { requestLogging } from '@/core/logging/request-logging';
 import { installHealthFastPath } from './health-fast-path';
 import { refuseNulCharacters } from './nul-characters';
 import { isOAuthProtocolPath, sendOAuthProtocolError } from './protocol-errors';
+import { rawBodyParser } from './raw-body';
 import { requestIdMiddleware, requestIdOf } from './request-id';
 import { securityHeaders } from './security-headers';
 import { buildOpenApiDocument } from './swagger';
@@ -70,6 +71,8 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
     }
   });
   app.use(cookieParser());
+  // Signed webhooks need their bytes as sent: read raw first (the JSON parser then skips them).
+  app.use(rawBodyParser());
   app.use(express.json({ limit: JSON_BODY_LIMIT }));
   app.use(express.urlencoded({ extended: false, limit: '100kb' }));
   app.use(refuseNulCharacters);

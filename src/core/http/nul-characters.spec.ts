@@ -18,6 +18,10 @@ describe('fieldsWithNul', () => {
     expect(fieldsWithNul(undefined)).toEqual([]);
   });
 
+  it('leaves raw bodies (Buffers of signed webhooks) to their route, without walking their bytes', () => {
+    expect(fieldsWithNul(Buffer.from('{"type":"x\\u0000"}\u0000'))).toEqual([]);
+  });
+
   it('stops at the limit and survives a deeply nested body without recursion', () => {
     const many = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`f${i}`, '\u0000']));
     expect(fieldsWithNul(many)).toHaveLength(20);

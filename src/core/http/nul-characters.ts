@@ -30,7 +30,8 @@ export function fieldsWithNul(input: unknown, limit = MAX_DETAILS): string[] {
       if (value.includes(NUL)) found.push(path || '(body)');
       continue;
     }
-    if (value === null || typeof value !== 'object') continue;
+    // A raw body (signed webhooks) is bytes checked by its own route, not fields.
+    if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) continue;
     const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
     for (const [key, child] of entries.reverse()) {
       stack.push([child, path ? `${path}.${label(key)}` : label(key), key.includes(NUL)]);
