@@ -9,6 +9,7 @@ import { CertificatesModule } from '@/modules/certificates/certificates.module';
 import { CohortsModule } from '@/modules/cohorts/cohorts.module';
 import { CoursesModule } from '@/modules/courses/courses.module';
 import { EditorModule } from '@/modules/editor/editor.module';
+import { EmailWebhooksModule } from '@/modules/email-webhooks/email-webhooks.module';
 import { ExternalAuthModule } from '@/modules/external-auth/external-auth.module';
 import { HealthModule } from '@/modules/health/health.module';
 import { InstitutesModule } from '@/modules/institutes/institutes.module';
@@ -53,6 +54,7 @@ export class AppModule {
         ExternalAuthModule,
         SsoModule,
         OAuthModule,
+        EmailWebhooksModule,
       ],
     };
   }

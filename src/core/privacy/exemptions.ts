@@ -10,4 +10,7 @@ export const PERSONAL_DATA_EXEMPTIONS: Readonly<Record<string, string>> = {
   institutes:
     "`contact_email` is an institution's contact address, entered by organization admins: not a person's account, " +
     'and no user id leads to it.',
+  email_suppressions:
+    'Kept on erasure (extensions-v2 17.4): it stores only a keyed hash of the address and a masked form, never the ' +
+    'address, and must keep stopping mail to an address that bounced or complained.',
 };
