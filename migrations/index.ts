@@ -3,6 +3,7 @@
  * Listed explicitly (not globbed) so the app, the CLI and jest load the same classes; a unit test fails
  * when a file in this folder is missing here.
  */
+import { Announcements1763754600000 } from './1763754600000-Announcements';
 import { Architecture1763741800000 } from './1763741800000-Architecture';
 import { CatalogIndexes1763741400000 } from './1763741400000-CatalogIndexes';
 import { CertificateIndexes1763741500000 } from './1763741500000-CertificateIndexes';
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   PersonalDataErasure1763741900000,
   OAuthTokenTenancy1763742000000,
   EmailWebhooks1763754500000,
+  Announcements1763754600000,
 ];

@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '@/config/app-config';
 import { CoreModule } from '@/core/core.module';
+import { AnnouncementsModule } from '@/modules/announcements/announcements.module';
 import { ApiKeysModule } from '@/modules/api-keys/api-keys.module';
 import { AuditLogModule } from '@/modules/audit/audit-log.module';
 import { AuthModule } from '@/modules/auth/auth.module';
@@ -55,6 +56,7 @@ export class AppModule {
         SsoModule,
         OAuthModule,
         EmailWebhooksModule,
+        AnnouncementsModule,
       ],
     };
   }

@@ -86,7 +86,7 @@ describe('email-provider webhooks', () => {
     return (await t.db.query(`SELECT event_type, outcome FROM email_webhook_events WHERE webhook_id = $1`, [id]))[0];
   }
 
-  async function entryOf(address: string): Promise<Record<string, unknown> | undefined> {
+  async function entryOf(address: string): Promise<({ id: string } & Record<string, unknown>) | undefined> {
     const hash = t.app.get(CryptoService).keyedHash('email-suppression', address.trim().toLowerCase());
     return (await t.db.query(`SELECT * FROM email_suppressions WHERE address_hash = $1`, [hash]))[0];
   }
@@ -205,6 +205,15 @@ describe('email-provider webhooks', () => {
         const retry = await deliver({ type: 'email.sent' }, { id });
         expect(retry.body).toEqual({ status: 'ignored' });
       }
+    });
+
+    it('reads NUL characters in a signed body as data: stripped from the stored type, never an address', async () => {
+      const id = nextId();
+      const res = await deliver('{"type":"email.sent\\u0000","data":{}}', { id });
+      expect([res.status, res.body]).toEqual([200, { status: 'ignored' }]);
+      expect(await recorded(id)).toEqual({ event_type: 'email.sent', outcome: 'ignored' });
+      const complaint = await deliver({ type: 'email.complained', data: { to: ['x\u0000@example.org'] } });
+      expect(complaint.body).toEqual({ status: 'ignored' });
     });
 
     it('takes a body of exactly 256 KiB and refuses one byte more with 413', async () => {

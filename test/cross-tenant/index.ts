@@ -1,3 +1,4 @@
+import { announcementRoutes } from './announcements.routes';
 import { auditRoutes } from './audit.routes';
 import { certificateRoutes } from './certificates.routes';
 import { cohortRoutes } from './cohorts.routes';
@@ -22,4 +23,5 @@ export const SCOPED_ROUTES: ScopedRoute[] = [
   ...certificateRoutes,
   ...pathRoutes,
   ...ssoRoutes,
+  ...announcementRoutes,
 ];

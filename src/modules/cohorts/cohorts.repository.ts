@@ -234,6 +234,21 @@ export class CohortsRepository {
     return rows.map((r) => r.cohort_id);
   }
 
+  /** Which of these people are in at least one of these cohorts of the organization (any cohort role). */
+  async membersAmong(
+    organizationId: string,
+    cohortIds: readonly string[],
+    userIds: readonly string[],
+  ): Promise<string[]> {
+    if (cohortIds.length === 0 || userIds.length === 0) return [];
+    const rows = await this.dataSource.query<{ user_id: string }[]>(
+      `SELECT DISTINCT user_id FROM cohort_members
+       WHERE organization_id = $1 AND cohort_id = ANY($2::uuid[]) AND user_id = ANY($3::uuid[])`,
+      [organizationId, cohortIds, userIds],
+    );
+    return rows.map((r) => r.user_id);
+  }
+
   async isTeacherOf(organizationId: string, cohortId: string, userId: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
       `SELECT 1 FROM cohort_members WHERE organization_id = $1 AND cohort_id = $2 AND user_id = $3 AND role = 'teacher'`,

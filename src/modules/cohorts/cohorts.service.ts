@@ -57,6 +57,11 @@ export class CohortsService {
     return this.cohorts.cohortIdsOfMember(organizationId, userId, role, tx);
   }
 
+  /** Which of these people are in at least one of these cohorts of the organization (audiences by cohort). */
+  membersAmong(organizationId: string, cohortIds: readonly string[], userIds: readonly string[]): Promise<string[]> {
+    return this.cohorts.membersAmong(organizationId, cohortIds, userIds);
+  }
+
   isTeacherOf(organizationId: string, cohortId: string, userId: string): Promise<boolean> {
     return this.cohorts.isTeacherOf(organizationId, cohortId, userId);
   }

@@ -77,6 +77,47 @@ export class OrganizationsRepository {
     );
   }
 
+  /** The person's memberships in organizations that are not suspended. */
+  async activeMembershipsOf(userId: string): Promise<MembershipRow[]> {
+    return this.dataSource.query<MembershipRow[]>(
+      `SELECT m.organization_id, m.user_id, m.role, m.joined_at FROM memberships m
+       JOIN organizations o ON o.id = m.organization_id AND o.status = 'active'
+       WHERE m.user_id = $1 ORDER BY m.joined_at`,
+      [userId],
+    );
+  }
+
+  /** Which of these ids are organizations. */
+  async existingIds(ids: readonly string[]): Promise<string[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.dataSource.query<{ id: string }[]>(
+      `SELECT id FROM organizations WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Distinct member ids after `afterUserId` in id order, of active organizations, optionally limited to some
+   * organizations and roles (keyset batches of a fan-out; one organization reads its primary key in order).
+   */
+  async memberIdsAfter(
+    filter: { organizationIds: readonly string[] | null; roles: readonly OrgRole[] | null },
+    afterUserId: string | null,
+    limit: number,
+  ): Promise<string[]> {
+    const rows = await this.dataSource.query<{ user_id: string }[]>(
+      `SELECT DISTINCT m.user_id FROM memberships m
+       JOIN organizations o ON o.id = m.organization_id AND o.status = 'active'
+       WHERE ($1::uuid[] IS NULL OR m.organization_id = ANY($1::uuid[]))
+         AND ($2::text[] IS NULL OR m.role = ANY($2::text[]))
+         AND ($3::uuid IS NULL OR m.user_id > $3::uuid)
+       ORDER BY m.user_id LIMIT $4`,
+      [filter.organizationIds, filter.roles, afterUserId, limit],
+    );
+    return rows.map((r) => r.user_id);
+  }
+
   /** Adds the membership; false when the person already is a member (the existing role is kept). */
   async addMember(organizationId: string, userId: string, role: OrgRole, now: Date, tx?: Tx): Promise<boolean> {
     const rows = await db(this.dataSource, tx).query<{ user_id: string }[]>(

@@ -62,6 +62,32 @@ export class OrganizationsService extends TenancyResolver {
     return (await this.orgs.findById(organizationId))?.status === 'suspended';
   }
 
+  /** The person's memberships in organizations that are not suspended (where they can read anything). */
+  async activeMembershipsOf(userId: string): Promise<Membership[]> {
+    return (await this.orgs.activeMembershipsOf(userId)).map((m) => ({
+      organizationId: m.organization_id,
+      userId: m.user_id,
+      role: m.role,
+    }));
+  }
+
+  /** Which of these ids are organizations. */
+  existingIds(ids: readonly string[]): Promise<string[]> {
+    return this.orgs.existingIds(ids);
+  }
+
+  /**
+   * One batch of member ids (distinct, in id order, after `afterUserId`) of active organizations, optionally of
+   * some organizations and roles: fan-outs to an audience go through here.
+   */
+  memberIdsAfter(
+    filter: { organizationIds: readonly string[] | null; roles: readonly OrgRole[] | null },
+    afterUserId: string | null,
+    limit: number,
+  ): Promise<string[]> {
+    return this.orgs.memberIdsAfter(filter, afterUserId, limit);
+  }
+
   findById(id: string): Promise<Organization | null> {
     return this.orgs.findById(id);
   }

@@ -5,7 +5,15 @@ import { db } from '@/core/database/db';
 import { SharedCache } from '@/core/cache/cache';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import type { Tx } from '@/core/database/transaction';
+import type { Locale } from '@/core/mail/mail-template';
 import { UserEntity } from './entities/user.entity';
+
+/** What a bulk email needs to reach a person. */
+export interface MailContact {
+  id: string;
+  email: string;
+  locale: Locale;
+}
 
 /**
  * Accounts are platform-level (not tenant data): a person belongs to several organizations. Reads by id are
@@ -41,6 +49,32 @@ export class UsersRepository {
     return ids.length === 0
       ? Promise.resolve([])
       : this.users.createQueryBuilder('u').where('u.id = ANY(:ids)', { ids }).getMany();
+  }
+
+  /** Account ids after `afterId`, in id order (keyset batches over every account, on the primary key). */
+  async idsAfter(afterId: string | null, limit: number): Promise<string[]> {
+    const rows = await this.users.manager.query<{ id: string }[]>(
+      `SELECT id FROM users WHERE ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT $2`,
+      [afterId, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Address and language of these accounts; with `consentKind`, only those whose latest consent of that kind is
+   * granted (consents are a history: the newest row wins; `consents_user_kind_idx` serves each look-up).
+   */
+  async mailContacts(ids: readonly string[], consentKind: string | null): Promise<MailContact[]> {
+    if (ids.length === 0) return [];
+    return this.users.manager.query<MailContact[]>(
+      `SELECT u.id, u.email, u.locale FROM users u
+       WHERE u.id = ANY($1::uuid[])
+         AND ($2::text IS NULL OR (
+           SELECT c.granted FROM consents c WHERE c.user_id = u.id AND c.kind = $2
+           ORDER BY c.granted_at DESC LIMIT 1) IS TRUE)
+       ORDER BY u.id`,
+      [ids, consentKind],
+    );
   }
 
   usernameTaken(username: string): Promise<boolean> {

@@ -22,7 +22,7 @@ import {
 } from './dto/onboarding.dto';
 import type { UserEntity } from './entities/user.entity';
 import type { AvatarChoice, User } from './users.types';
-import { UsersRepository } from './users.repository';
+import { type MailContact, UsersRepository } from './users.repository';
 
 /** Version of the terms the adult declaration is recorded against. */
 export const TERMS_VERSION = '2026-09-01';
@@ -54,6 +54,19 @@ export class UsersService {
 
   findByIds(ids: string[]): Promise<User[]> {
     return this.users.findByIds(ids);
+  }
+
+  /** One batch of every account id, after `afterId` in id order (platform-wide fan-outs). */
+  idsAfter(afterId: string | null, limit: number): Promise<string[]> {
+    return this.users.idsAfter(afterId, limit);
+  }
+
+  /**
+   * Address and language of these accounts for a bulk email; with `consentKind`, only the people whose latest
+   * consent of that kind is granted (extensions-v2 17.2).
+   */
+  mailContacts(ids: readonly string[], consentKind: string | null = null): Promise<MailContact[]> {
+    return this.users.mailContacts(ids, consentKind);
   }
 
   /** The account of this email, created on first use (sign-in or accepted invitation). */
