@@ -92,6 +92,8 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
         (SELECT count(*)::int FROM courses WHERE created_by = $1) AS courses_created,
         (SELECT count(*)::int FROM learning_paths WHERE created_by = $1) AS paths_created,
         (SELECT count(*)::int FROM sso_connections WHERE created_by = $1) AS sso_connections_created,
+        (SELECT count(*)::int FROM announcements WHERE created_by = $1) AS announcements_written,
+        (SELECT count(*)::int FROM announcement_dismissals WHERE user_id = $1) AS announcement_dismissals,
         (SELECT count(*)::int FROM issued_certificates WHERE user_id = $1) AS certificates_kept,
         (SELECT count(*)::int FROM audit_log WHERE actor_id = $1) AS audit_kept`,
       [p.id, p.email, sessionIds, invitationIds, grantIds],
@@ -123,6 +125,12 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
       .send({ email: s.email, role: 'admin' })
       .expect(201);
     await s.agent.post('/api/v1/invitations/accept').send({ invitation_id: invitation.body.id }).expect(200);
+    // An announcement they wrote as an admin, and their dismissal of it (extensions-v2 18).
+    const written = await s.agent
+      .post(orgUrl('/announcements'))
+      .send({ translations: { es: { title: `Aviso de ${name}`, body_md: 'Texto' } } })
+      .expect(201);
+    await s.agent.post(`/api/v1/announcements/${written.body.id}/dismiss`).expect(204);
     const ownOrg = await createOrganization(t, s, `Org of ${name}`);
     const token = await personalToken(t, s, org, 'read');
     // A pending invitation from another organization, with its email code.

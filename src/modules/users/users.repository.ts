@@ -51,24 +51,24 @@ export class UsersRepository {
       : this.users.createQueryBuilder('u').where('u.id = ANY(:ids)', { ids }).getMany();
   }
 
-  /** Account ids after `afterId`, in id order (keyset batches over every account, on the primary key). */
+  /** Ids of accounts not erased after `afterId`, in id order (keyset batches over every account, on the primary key). */
   async idsAfter(afterId: string | null, limit: number): Promise<string[]> {
     const rows = await this.users.manager.query<{ id: string }[]>(
-      `SELECT id FROM users WHERE ($1::uuid IS NULL OR id > $1::uuid) ORDER BY id LIMIT $2`,
+      `SELECT id FROM users WHERE ($1::uuid IS NULL OR id > $1::uuid) AND erased_at IS NULL ORDER BY id LIMIT $2`,
       [afterId, limit],
     );
     return rows.map((r) => r.id);
   }
 
   /**
-   * Address and language of these accounts; with `consentKind`, only those whose latest consent of that kind is
+   * Address and language of these accounts (erased ones left out); with `consentKind`, only those whose latest consent of that kind is
    * granted (consents are a history: the newest row wins; `consents_user_kind_idx` serves each look-up).
    */
   async mailContacts(ids: readonly string[], consentKind: string | null): Promise<MailContact[]> {
     if (ids.length === 0) return [];
     return this.users.manager.query<MailContact[]>(
       `SELECT u.id, u.email, u.locale FROM users u
-       WHERE u.id = ANY($1::uuid[])
+       WHERE u.id = ANY($1::uuid[]) AND u.erased_at IS NULL
          AND ($2::text IS NULL OR (
            SELECT c.granted FROM consents c WHERE c.user_id = u.id AND c.kind = $2
            ORDER BY c.granted_at DESC LIMIT 1) IS TRUE)
