@@ -774,8 +774,8 @@ describe('announcements', () => {
       });
       const job = await sendJob(record.id);
       expect(job.status).toBe('pending');
-      // Delayed to starts_at by the outbox (wall time, within a few seconds of the request).
-      expect(Math.abs(new Date(job.run_after).getTime() - (Date.now() + SOON))).toBeLessThan(30_000);
+      // Delayed to starts_at by the outbox (within a few seconds of the request).
+      expect(Math.abs(new Date(job.run_after).getTime() - (t.clock.nowMs() + SOON))).toBeLessThan(30_000);
 
       // Run early (the Clock has not reached starts_at): nothing is sent, a successor waits.
       await t.app.get(JobRunner).execute(job.id);
@@ -870,7 +870,7 @@ describe('announcements', () => {
         .expect(200);
       const moved = await sendJob(record.id);
       expect(moved.id).not.toBe(first.id);
-      expect(Math.abs(new Date(moved.run_after).getTime() - (Date.now() + 3 * HOUR))).toBeLessThan(60_000);
+      expect(Math.abs(new Date(moved.run_after).getTime() - (t.clock.nowMs() + 3 * HOUR))).toBeLessThan(60_000);
       await owner.agent.delete(`${orgPath(org)}/${record.id}`).expect(204);
       t.clock.advance(3 * HOUR);
       try {

@@ -1,11 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
+import { UuidPipe } from '@/core/http/uuid';
 import { AnnouncementsService } from './announcements.service';
 import {
   AnnouncementDto,
@@ -14,7 +14,6 @@ import {
   UpdateAnnouncementDto,
 } from './dto/announcement.dto';
 
-const uuidOr404 = new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
 /** Platform announcements have no organization. */
 const PLATFORM = null;
 
@@ -65,7 +64,7 @@ export class AdminAnnouncementsController {
   @ApiOperation({ summary: 'A platform announcement (platform admin)', description: 'An organization’s is 404.' })
   @ApiOkResponse({ type: AnnouncementDto })
   @ApiErrors(404)
-  get(@Param('announcement_id', uuidOr404) id: string): Promise<AnnouncementDto> {
+  get(@Param('announcement_id', UuidPipe) id: string): Promise<AnnouncementDto> {
     return this.announcements.get(PLATFORM, id.toLowerCase());
   }
 
@@ -82,7 +81,7 @@ export class AdminAnnouncementsController {
   @ApiOkResponse({ type: AnnouncementDto })
   @ApiErrors(404, [409, 'announcement_already_emailed'], 422)
   update(
-    @Param('announcement_id', uuidOr404) id: string,
+    @Param('announcement_id', UuidPipe) id: string,
     @Body() dto: UpdateAnnouncementDto,
     @CurrentCredential() credential: Credential,
     @Req() req: Request,
@@ -99,7 +98,7 @@ export class AdminAnnouncementsController {
   @ApiNoContentResponse({ description: 'Deleted' })
   @ApiErrors(404)
   async remove(
-    @Param('announcement_id', uuidOr404) id: string,
+    @Param('announcement_id', UuidPipe) id: string,
     @CurrentCredential() credential: Credential,
     @Req() req: Request,
   ): Promise<void> {

@@ -1,9 +1,9 @@
-import { Controller, Get, HttpCode, Param, ParseUUIDPipe, Post, Query } from '@nestjs/common';
+import { Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentCredential, MinorAccess } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
+import { UuidPipe } from '@/core/http/uuid';
 import { AnnouncementReaderService } from './announcement-reader.service';
 import { CurrentAnnouncementsDto, CurrentAnnouncementsQueryDto } from './dto/announcement.dto';
 
@@ -49,7 +49,7 @@ export class AnnouncementsController {
   @ApiErrors(404, [409, 'announcement_not_dismissible'])
   async dismiss(
     @CurrentCredential() credential: Credential,
-    @Param('announcement_id', new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() })) id: string,
+    @Param('announcement_id', UuidPipe) id: string,
   ): Promise<void> {
     await this.reader.dismiss(credential, id.toLowerCase());
   }

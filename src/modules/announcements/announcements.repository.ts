@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Membership, OrgRole } from '@/core/auth/tenancy';
 import type { Tx } from '@/core/database/transaction';
 import type { Locale } from '@/core/mail/mail-template';
@@ -67,10 +68,6 @@ function scopeCondition(scope: ScopeId): string {
 export class AnnouncementsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   async insert(
     scope: ScopeId,
     values: AnnouncementValues,
@@ -126,7 +123,7 @@ export class AnnouncementsRepository {
   }
 
   async find(scope: ScopeId, id: string, tx?: Tx): Promise<AnnouncementRow | null> {
-    const rows = await this.db(tx).query<AnnouncementRow[]>(
+    const rows = await db(this.dataSource, tx).query<AnnouncementRow[]>(
       `SELECT ${COLUMNS} FROM announcements WHERE ${scopeCondition(scope)} AND id = $2`,
       [scope, id],
     );

@@ -1,12 +1,12 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Patch, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { CurrentCredential } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { OrgScoped, Roles } from '@/core/auth/tenancy';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
+import { UuidPipe } from '@/core/http/uuid';
 import { ANNOUNCEMENT_RULES } from './admin-announcements.controller';
 import { AnnouncementsService } from './announcements.service';
 import {
@@ -15,8 +15,6 @@ import {
   CreateAnnouncementDto,
   UpdateAnnouncementDto,
 } from './dto/announcement.dto';
-
-const uuidOr404 = new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() });
 
 @ApiTags('announcements')
 @Controller('organizations/:org_id/announcements')
@@ -69,7 +67,7 @@ export class OrganizationAnnouncementsController {
   @ApiErrors(404, [409, 'announcement_already_emailed'], 422)
   update(
     @Param('org_id') orgId: string,
-    @Param('announcement_id', uuidOr404) id: string,
+    @Param('announcement_id', UuidPipe) id: string,
     @Body() dto: UpdateAnnouncementDto,
     @CurrentCredential() credential: Credential,
     @Req() req: Request,
@@ -92,7 +90,7 @@ export class OrganizationAnnouncementsController {
   @ApiErrors(404)
   async remove(
     @Param('org_id') orgId: string,
-    @Param('announcement_id', uuidOr404) id: string,
+    @Param('announcement_id', UuidPipe) id: string,
     @CurrentCredential() credential: Credential,
     @Req() req: Request,
   ): Promise<void> {

@@ -1,11 +1,11 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, ParseUUIDPipe, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
-import { ApiError } from '@/core/http/api-error';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
+import { UuidPipe } from '@/core/http/uuid';
 import { CreateSuppressionDto, SuppressionDto, SuppressionListQueryDto } from './dto/email-suppressions.dto';
 import { EmailSuppressionsService } from './email-suppressions.service';
 
@@ -54,7 +54,7 @@ export class EmailSuppressionsController {
   @ApiNoContentResponse({ description: 'Removed' })
   @ApiErrors(404)
   async remove(
-    @Param('suppression_id', new ParseUUIDPipe({ exceptionFactory: () => ApiError.notFound() })) id: string,
+    @Param('suppression_id', UuidPipe) id: string,
     @CurrentCredential() credential: Credential,
     @Req() req: Request,
   ): Promise<void> {

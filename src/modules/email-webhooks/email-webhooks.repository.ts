@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { SuppressionReason } from './email-events';
 
@@ -22,10 +23,6 @@ const COLUMNS = 'id, email_masked, reason, source_event_id, created_at';
 @Injectable()
 export class EmailWebhooksRepository {
   constructor(private readonly dataSource: DataSource) {}
-
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
 
   /**
    * Records an event id; false when it was already recorded (a replay). Inside the applying transaction, a
@@ -100,9 +97,10 @@ export class EmailWebhooksRepository {
   }
 
   async findById(id: string, tx?: Tx): Promise<SuppressionRow | null> {
-    const rows = await this.db(tx).query<SuppressionRow[]>(`SELECT ${COLUMNS} FROM email_suppressions WHERE id = $1`, [
-      id,
-    ]);
+    const rows = await db(this.dataSource, tx).query<SuppressionRow[]>(
+      `SELECT ${COLUMNS} FROM email_suppressions WHERE id = $1`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 
