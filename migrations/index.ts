@@ -9,6 +9,7 @@ import { CatalogIndexes1763741400000 } from './1763741400000-CatalogIndexes';
 import { CertificateIndexes1763741500000 } from './1763741500000-CertificateIndexes';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { EmailWebhooks1763754500000 } from './1763754500000-EmailWebhooks';
+import { Exams1763753000000 } from './1763753000000-Exams';
 import { ExternalAuth1763741600000 } from './1763741600000-ExternalAuth';
 import { Foundation1763740800000 } from './1763740800000-Foundation';
 import { Identity1763740900000 } from './1763740900000-Identity';
@@ -31,6 +32,7 @@ export const MIGRATIONS = [
   Architecture1763741800000,
   PersonalDataErasure1763741900000,
   OAuthTokenTenancy1763742000000,
+  Exams1763753000000,
   EmailWebhooks1763754500000,
   Announcements1763754600000,
 ];

@@ -11,6 +11,7 @@ import { CohortsModule } from '@/modules/cohorts/cohorts.module';
 import { CoursesModule } from '@/modules/courses/courses.module';
 import { EditorModule } from '@/modules/editor/editor.module';
 import { EmailWebhooksModule } from '@/modules/email-webhooks/email-webhooks.module';
+import { ExamsModule } from '@/modules/exams/exams.module';
 import { ExternalAuthModule } from '@/modules/external-auth/external-auth.module';
 import { HealthModule } from '@/modules/health/health.module';
 import { InstitutesModule } from '@/modules/institutes/institutes.module';
@@ -50,6 +51,7 @@ export class AppModule {
         CoursesModule,
         EditorModule,
         ProgressModule,
+        ExamsModule,
         SearchModule,
         TeacherModule,
         ExternalAuthModule,

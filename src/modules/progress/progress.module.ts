@@ -4,6 +4,7 @@ import { CoursesModule } from '@/modules/courses/courses.module';
 import { LearnerState } from '@/modules/courses/learner-state.port';
 import { EnrollmentCount } from '@/modules/organizations/enrollment-count.port';
 import { EnrollmentCountOfProgress } from './enrollment-count';
+import { ExamCompletionSubscriber } from './exam-completion.subscriber';
 import { ProgressController } from './progress.controller';
 import {
   EnrollmentsPersonalData,
@@ -24,6 +25,7 @@ import { ProgressService } from './progress.service';
   providers: [
     ProgressRepository,
     ProgressService,
+    ExamCompletionSubscriber,
     EnrollmentsPersonalData,
     LessonCompletionsPersonalData,
     QuizSubmissionsPersonalData,

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { isUuid } from '@/core/http/uuid';
@@ -13,6 +13,7 @@ import type { EnrollmentDto } from '@/modules/courses/dto/course.dto';
 import { LearnerState } from '@/modules/courses/learner-state.port';
 import type { MyProgressDto, QuizResultDto, QuizSubmissionInputDto } from './dto/progress.dto';
 import { gradeQuiz, percent } from './learning-rules';
+import { CompletionRequirements, type ExamRequirement, NO_EXAM_REQUIREMENT } from './completion-requirements.port';
 import { type EnrollmentRow, ProgressRepository } from './progress.repository';
 
 /** One person's progress in one course of an organization (teacher views, programs, reports). */
@@ -39,6 +40,8 @@ export class ProgressService implements LearnerState {
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     private readonly events: DomainEvents,
+    // Answered by the exams area (extensions-v2 9.8); without it no course requires an exam.
+    @Optional() @Inject(CompletionRequirements) private readonly requirements: CompletionRequirements | null,
   ) {}
 
   /** The courses this person has completed in this organization. */
@@ -67,7 +70,7 @@ export class ProgressService implements LearnerState {
 
   async enrollment(organizationId: string, userId: string, courseId: string): Promise<EnrollmentDto | null> {
     const row = await this.progress.find(organizationId, userId, courseId);
-    return row && toDto(row);
+    return row && toDto(row, await this.examsOf(organizationId, userId, row.course_id));
   }
 
   async enrolledCourseIds(organizationId: string, userId: string, courseIds: string[]): Promise<Set<string>> {
@@ -89,7 +92,9 @@ export class ProgressService implements LearnerState {
     const course = await this.catalog.resolve(idOrSlug);
     if (!course || course.status === 'draft') throw ApiError.notFound();
     const existing = await this.progress.find(organizationId, userId, course.id);
-    if (existing) return { enrollment: toDto(existing), created: false };
+    if (existing) {
+      return { enrollment: toDto(existing, await this.examsOf(organizationId, userId, course.id)), created: false };
+    }
     if (!(await this.catalog.isVisible(organizationId, course.id))) throw ApiError.notFound();
     const now = this.clock.now();
     const created = await this.transactions
@@ -112,7 +117,7 @@ export class ProgressService implements LearnerState {
       });
     const row = await this.progress.find(organizationId, userId, course.id);
     if (!row) throw ApiError.notFound();
-    return { enrollment: toDto(row), created };
+    return { enrollment: toDto(row, await this.examsOf(organizationId, userId, course.id)), created };
   }
 
   /**
@@ -145,24 +150,7 @@ export class ProgressService implements LearnerState {
         }
         await this.progress.touch(organizationId, userId, course.id, now, tx);
         if (enrollment.status === 'completed') return;
-        const [done, total] = await Promise.all([
-          this.progress.countCompleted(organizationId, userId, course.id, tx),
-          this.catalog.countLessons(course.id, tx),
-        ]);
-        if (total === 0 || done < total) return;
-        await this.progress.markCompleted(organizationId, userId, course.id, now, tx);
-        await this.events.publish(
-          tx,
-          'course.completed',
-          { user_id: userId, course_id: course.id, completed_at: now.toISOString() },
-          { organizationId, actorId: userId, occurredAt: now },
-        );
-        if (course.issues_certificate) {
-          await this.certificates.issue(
-            { type: 'course', organizationId, userId, subjectId: course.id, title: course.title, actorId: userId },
-            tx,
-          );
-        }
+        await this.completeWhenDone(organizationId, userId, course, now, userId, tx);
       })
       .catch((err: unknown) => {
         // The lesson was deleted, or the enrollment removed, in between.
@@ -171,7 +159,7 @@ export class ProgressService implements LearnerState {
       });
     const row = await this.progress.find(organizationId, userId, course.id);
     if (!row) throw notEnrolled();
-    return toDto(row);
+    return toDto(row, await this.examsOf(organizationId, userId, course.id));
   }
 
   /** Grades a submission of the lesson's quiz and records it (every attempt is kept). */
@@ -239,13 +227,79 @@ export class ProgressService implements LearnerState {
   /** The caller's enrollments in the organization, each with its course card, most recently enrolled first. */
   async mine(member: Membership): Promise<MyProgressDto> {
     const rows = await this.progress.listOf(member.organizationId, member.userId);
-    const cards = await this.catalog.cards(rows.map((r) => r.course_id));
+    const courseIds = rows.map((r) => r.course_id);
+    const [cards, exams] = await Promise.all([
+      this.catalog.cards(courseIds),
+      this.requirements?.examsOf(member.organizationId, member.userId, courseIds),
+    ]);
     return {
       items: rows.flatMap((row) => {
         const card = cards.get(row.course_id);
-        return card ? [{ ...toDto(row), course: this.catalog.toCard(card, true) }] : [];
+        const required = exams?.get(row.course_id) ?? NO_EXAM_REQUIREMENT;
+        return card ? [{ ...toDto(row, required), course: this.catalog.toCard(card, true) }] : [];
       }),
     };
+  }
+
+  // Completion (extensions-v2 9.8): every lesson completed and every required exam passed, whichever comes last.
+
+  /**
+   * Reaction to a passed exam (ExamCompletionSubscriber, on `exam.submitted` and `exam.reviewed`): completes the
+   * enrollment when that pass was its last requirement, at the time of the exam's fact. Already completed stays
+   * completed (a later void never undoes it).
+   */
+  async completeAfterExam(
+    organizationId: string,
+    userId: string,
+    courseId: string,
+    at: Date,
+    actorId: string | null,
+    tx: Tx,
+  ): Promise<void> {
+    const enrollment = await this.progress.lock(organizationId, userId, courseId, tx);
+    if (!enrollment || enrollment.status === 'completed') return;
+    const course = await this.catalog.resolve(courseId, tx);
+    if (course) await this.completeWhenDone(organizationId, userId, course, at, actorId, tx);
+  }
+
+  /**
+   * With the enrollment locked: when every lesson is completed and every required exam passed, marks the course
+   * completed, issues its certificate (when the course issues one) and publishes `course.completed`, in `tx`.
+   */
+  private async completeWhenDone(
+    organizationId: string,
+    userId: string,
+    course: CourseRow,
+    now: Date,
+    actorId: string | null,
+    tx: Tx,
+  ): Promise<void> {
+    const [done, total, exams] = await Promise.all([
+      this.progress.countCompleted(organizationId, userId, course.id, tx),
+      this.catalog.countLessons(course.id, tx),
+      this.examsOf(organizationId, userId, course.id, tx),
+    ]);
+    if (total === 0 || done < total || exams.passed < exams.required) return;
+    await this.progress.markCompleted(organizationId, userId, course.id, now, tx);
+    await this.events.publish(
+      tx,
+      'course.completed',
+      { user_id: userId, course_id: course.id, completed_at: now.toISOString() },
+      { organizationId, actorId, occurredAt: now },
+    );
+    if (course.issues_certificate) {
+      await this.certificates.issue(
+        { type: 'course', organizationId, userId, subjectId: course.id, title: course.title, actorId },
+        tx,
+      );
+    }
+  }
+
+  private async examsOf(organizationId: string, userId: string, courseId: string, tx?: Tx): Promise<ExamRequirement> {
+    if (!this.requirements) return NO_EXAM_REQUIREMENT;
+    return (
+      (await this.requirements.examsOf(organizationId, userId, [courseId], tx)).get(courseId) ?? NO_EXAM_REQUIREMENT
+    );
   }
 
   /** The course (reachable by this member), the lesson (of that course) and the caller's enrollment, or the error. */
@@ -265,7 +319,7 @@ export class ProgressService implements LearnerState {
   }
 }
 
-function toDto(row: EnrollmentRow): EnrollmentDto {
+function toDto(row: EnrollmentRow, exams: ExamRequirement): EnrollmentDto {
   return {
     course_id: row.course_id,
     status: row.status,
@@ -274,6 +328,7 @@ function toDto(row: EnrollmentRow): EnrollmentDto {
       total_lessons: row.total_lessons,
       percent: percent(row.completed_lessons, row.total_lessons),
     },
+    exams: { required: exams.required, passed: exams.passed },
     enrolled_at: row.enrolled_at.toISOString(),
     completed_at: row.completed_at?.toISOString() ?? null,
     last_activity_at: row.last_activity_at.toISOString(),

@@ -32,11 +32,25 @@ export class EnrollmentProgressDto {
   percent!: number;
 }
 
+/** The exams a course requires for its completion (extensions-v2 9.8) and how many of them the person passed. */
+export class EnrollmentExamsDto {
+  @ApiProperty({ minimum: 0, description: 'Published exams of the course marked required for completion' })
+  required!: number;
+  @ApiProperty({ minimum: 0, description: 'Of those, passed here (submitted, passed, not voided nor awaiting review)' })
+  passed!: number;
+}
+
 /** A person's enrollment in a course inside one organization. */
 export class EnrollmentDto {
   @ApiProperty({ format: 'uuid' }) course_id!: string;
   @ApiProperty({ enum: ['active', 'completed'] }) status!: 'active' | 'completed';
   @ApiProperty({ type: EnrollmentProgressDto }) progress!: EnrollmentProgressDto;
+  @ApiProperty({
+    type: EnrollmentExamsDto,
+    description:
+      'The course completes when every lesson is completed and every required exam is passed, at whichever comes last',
+  })
+  exams!: EnrollmentExamsDto;
   @ApiProperty({ format: 'date-time' }) enrolled_at!: string;
   @ApiProperty({ type: String, format: 'date-time', nullable: true }) completed_at!: string | null;
   @ApiProperty({ format: 'date-time', description: 'Last enrollment, completion or quiz submission' })

@@ -1,0 +1,44 @@
+import { Global, Module } from '@nestjs/common';
+import { CompletionRequirements } from '@/modules/progress/completion-requirements.port';
+import { CohortsModule } from '@/modules/cohorts/cohorts.module';
+import { CoursesModule } from '@/modules/courses/courses.module';
+import { ProgressModule } from '@/modules/progress/progress.module';
+import { UsersModule } from '@/modules/users/users.module';
+import { EditorExamsController } from './editor-exams.controller';
+import { ExamAccess } from './exam-access';
+import { ExamAuthoringService } from './exam-authoring.service';
+import { ExamJobs } from './exam-jobs';
+import { ExamResults } from './exam-results';
+import { ExamSessionsController } from './exam-sessions.controller';
+import { ExamSessionsRepository } from './exam-sessions.repository';
+import { ExamSessionsService } from './exam-sessions.service';
+import { ExamsController } from './exams.controller';
+import { ExamSessionsPersonalData, ExamStaffPersonalData } from './exams.personal-data';
+import { ExamsRepository } from './exams.repository';
+import { ExamsService } from './exams.service';
+
+/**
+ * Proctored exams (extensions-v2 section 9). Global for one reason: progress needs exam results to complete a
+ * course (9.8) while exams needs progress (is the learner enrolled), so progress injects the core port
+ * `CompletionRequirements`, provided here, instead of importing this module. Nothing else is exported.
+ */
+@Global()
+@Module({
+  imports: [CoursesModule, ProgressModule, CohortsModule, UsersModule],
+  controllers: [EditorExamsController, ExamsController, ExamSessionsController],
+  providers: [
+    ExamsRepository,
+    ExamSessionsRepository,
+    ExamAccess,
+    ExamAuthoringService,
+    ExamsService,
+    ExamSessionsService,
+    ExamJobs,
+    ExamResults,
+    { provide: CompletionRequirements, useExisting: ExamResults },
+    ExamSessionsPersonalData,
+    ExamStaffPersonalData,
+  ],
+  exports: [CompletionRequirements],
+})
+export class ExamsModule {}
