@@ -7,7 +7,7 @@ import { createTestApp, type TestApp } from './support/test-app';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const CODE = /^CRS-[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{4}-[23456789ABCDEFGHJKMNPQRSTUVWXYZ]{4}$/;
-const ENROLLMENT_KEYS = ['completed_at', 'course_id', 'enrolled_at', 'last_activity_at', 'progress', 'status'];
+const ENROLLMENT_KEYS = ['completed_at', 'course_id', 'enrolled_at', 'exams', 'last_activity_at', 'progress', 'status'];
 
 /** A quiz with one question of each kind. */
 const MIXED_QUIZ = {
@@ -101,6 +101,7 @@ describe('progress (enrollment, completion, quizzes)', () => {
         course_id: c.id,
         status: 'active',
         progress: { completed_lessons: 0, total_lessons: 2, percent: 0 },
+        exams: { required: 0, passed: 0 },
         enrolled_at: expect.stringMatching(ISO),
         completed_at: null,
         last_activity_at: created.body.enrolled_at,
@@ -461,6 +462,7 @@ describe('progress (enrollment, completion, quizzes)', () => {
         course_id: first.id,
         status: 'active',
         progress: { completed_lessons: 1, total_lessons: 2, percent: 50 },
+        exams: { required: 0, passed: 0 },
         enrolled_at: expect.stringMatching(ISO),
         completed_at: null,
         last_activity_at: expect.stringMatching(ISO),

@@ -2,6 +2,7 @@ import { announcementRoutes } from './announcements.routes';
 import { auditRoutes } from './audit.routes';
 import { certificateRoutes } from './certificates.routes';
 import { cohortRoutes } from './cohorts.routes';
+import { examRoutes } from './exams.routes';
 import { invitationRoutes } from './invitations.routes';
 import { learningRoutes } from './learning.routes';
 import { memberImportRoutes } from './member-import.routes';
@@ -24,4 +25,5 @@ export const SCOPED_ROUTES: ScopedRoute[] = [
   ...pathRoutes,
   ...ssoRoutes,
   ...announcementRoutes,
+  ...examRoutes,
 ];

@@ -49,6 +49,8 @@ export interface TestAppOptions {
   smtp?: boolean;
   /** Providers replaced by these values (an injected timeout shortened, for instance). */
   overrides?: { provide: unknown; useValue: unknown }[];
+  /** Start the test clock this far ahead (a process booting after time has passed, before its first job runs). */
+  clockOffsetMs?: number;
 }
 
 export interface TestApp {
@@ -128,6 +130,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   };
   const config = loadConfig(env);
   const clock = new ManualClock();
+  if (options.clockOffsetMs) clock.advance(options.clockOffsetMs);
   let builder = Test.createTestingModule({
     imports: [AppModule.forRoot(config), ProbeModule, ...(options.imports ?? [])],
   })
