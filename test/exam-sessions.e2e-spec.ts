@@ -467,6 +467,22 @@ describe('exam sessions', () => {
       expect(closed.body.answers.map((a: { seq: number }) => a.seq)).toEqual([1, 1]);
       unfreeze();
     });
+    it('429 after 600 saves a minute per account (the 600th still saves)', async () => {
+      const exam = await openExam();
+      const s = await learner();
+      const session = await start(s, exam);
+      const q = session.questions[0];
+      const save = (seq: number) =>
+        s.agent.put(answerPath(exam.id, session.id, q.id)).send({ option_ids: [q.options[seq % 2].id], seq });
+      for (let first = 1; first <= 600; first += 25) {
+        const batch = await Promise.all(Array.from({ length: 25 }, (_, i) => save(first + i)));
+        for (const res of batch) expect(res.status).toBe(200);
+      }
+      const limited = await save(601).expect(429);
+      expect(limited.body.error.code).toBe('too_many_requests');
+      const read = await s.agent.get(sessionPath(exam.id, session.id)).expect(200);
+      expect(read.body.answers).toEqual([expect.objectContaining({ seq: 600, option_ids: [q.options[0].id] })]);
+    });
   });
 
   describe('proctoring events', () => {

@@ -75,9 +75,9 @@ export function availabilityOf(windows: readonly WindowTimes[], now: Date): Avai
   return { state: 'not_scheduled', opens_at: null, closes_at: null };
 }
 
-/** The latest closing among windows; null when one of them is open-ended. */
+/** The latest closing among windows; null when one of them is open-ended (or there is none: no limit). */
 export function latestClose(windows: readonly WindowTimes[]): Date | null {
-  if (windows.some((w) => w.closes_at === null)) return null;
+  if (windows.length === 0 || windows.some((w) => w.closes_at === null)) return null;
   return new Date(Math.max(...windows.map((w) => w.closes_at!.getTime())));
 }
 
