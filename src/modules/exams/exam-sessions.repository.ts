@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import type { Pool } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { Tx } from '@/core/database/transaction';
 import type { Flag, PoolQuestion, ProctoringEventType, QuestionKind } from './exam-rules';
@@ -61,14 +62,18 @@ export interface EventRow {
   counted: boolean;
 }
 
-/** What an autosave needs, read under a key-share lock: saves run side by side, a close waits for them. */
-export interface SaveTarget {
+/**
+ * The outcome of one autosave statement: the session's state as the save saw it (under its key-share lock), the
+ * options of the question in this session (null when the session did not draw it), and the answer written (null
+ * when nothing was written: refused, or a `seq` not above the stored one).
+ */
+export interface SaveOutcome {
   user_id: string;
   status: SessionStatus;
   deadline_at: Date;
   client_fingerprints: string[];
-  /** The option ids of the question in this session; null when the session did not draw it. */
-  option_ids: string[] | null;
+  question_option_ids: string[] | null;
+  written: AnswerRow | null;
 }
 
 export interface MySessionSummary {
@@ -97,6 +102,31 @@ export type SessionLock = 'update' | 'no key update' | 'key share';
 
 /** A session that counts toward the exam being passed (extensions-v2 9.7). */
 export const PASSING_SESSION = `s.status = 'submitted' AND s.passed AND s.review_status IN ('none', 'accepted')`;
+
+/**
+ * The autosave statement (parameters: session, organization, exam, question, user, option ids, seq, now, grace ms).
+ * Exported for the benchmark's database baseline (bench/exams.mjs), which runs this very statement.
+ */
+export const SAVE_ANSWER_SQL = `WITH s AS (
+     SELECT id, user_id, status, deadline_at, client_fingerprints FROM exam_sessions
+     WHERE id = $1 AND organization_id = $2 AND exam_id = $3 FOR KEY SHARE
+   ), q AS (
+     SELECT ARRAY(SELECT (o->>'id')::uuid FROM jsonb_array_elements(options) o) AS option_ids
+     FROM exam_session_questions WHERE session_id = $1 AND question_id = $4
+   ), written AS (
+     INSERT INTO exam_answers (session_id, question_id, organization_id, option_ids, seq, saved_at)
+     SELECT s.id, $4, $2, $6::uuid[], $7, $8 FROM s, q
+     WHERE s.user_id = $5 AND s.status = 'in_progress'
+       AND $8::timestamptz <= s.deadline_at + $9 * interval '1 millisecond'
+       AND $6::uuid[] <@ q.option_ids
+     ON CONFLICT (session_id, question_id) DO UPDATE
+       SET option_ids = EXCLUDED.option_ids, seq = EXCLUDED.seq, saved_at = EXCLUDED.saved_at
+       WHERE exam_answers.seq < EXCLUDED.seq
+     RETURNING option_ids::text[] AS option_ids, seq::float8 AS seq, saved_at
+   )
+   SELECT s.user_id, s.status, s.deadline_at, s.client_fingerprints, q.option_ids::text[] AS question_option_ids,
+     w.option_ids, w.seq, w.saved_at
+   FROM s LEFT JOIN q ON true LEFT JOIN written w ON true`;
 
 /** Sessions and what hangs off them. Organization data: every query takes the organization id. */
 @Injectable()
@@ -229,51 +259,59 @@ export class ExamSessionsRepository {
 
   // Autosave.
 
-  async saveTarget(
-    organizationId: string,
-    examId: string,
-    sessionId: string,
-    questionId: string,
-    tx: Tx,
-  ): Promise<SaveTarget | null> {
-    const rows = await tx.manager.query<SaveTarget[]>(
-      `SELECT s.user_id, s.status, s.deadline_at, s.client_fingerprints,
-         (SELECT ARRAY(SELECT o->>'id' FROM jsonb_array_elements(q.options) o) FROM exam_session_questions q
-          WHERE q.session_id = s.id AND q.question_id = $4) AS option_ids
-       FROM exam_sessions s WHERE s.id = $1 AND s.organization_id = $2 AND s.exam_id = $3 FOR KEY SHARE OF s`,
-      [sessionId, organizationId, examId, questionId],
+  /**
+   * One autosave in one statement (one round trip, no explicit transaction: the hot path of an exam). The session
+   * row is read `FOR KEY SHARE`, so saves run side by side while a close (`FOR UPDATE`) waits for those in flight
+   * and those after it see the session closed. The answer is written only for the session's learner, while it is in
+   * progress and `now <= deadline_at + grace`, for a question the session drew and options of that question, and
+   * only over a lower `seq`; the caller reads the reason of a refusal from the returned state.
+   */
+  async saveAnswer(a: {
+    organizationId: string;
+    examId: string;
+    sessionId: string;
+    questionId: string;
+    userId: string;
+    optionIds: string[];
+    seq: number;
+    now: Date;
+    graceMs: number;
+  }): Promise<SaveOutcome | null> {
+    // A named statement on the driver's pool: parsed and planned once per connection (the certificate look-up's
+    // measured gain), and no TypeORM query runner to take and release per save.
+    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
+    const result = await pool.query<
+      Omit<SaveOutcome, 'written'> & { option_ids: string[] | null; seq: number | null; saved_at: Date | null }
+    >({
+      name: 'exams.save_answer',
+      text: SAVE_ANSWER_SQL,
+      values: [a.sessionId, a.organizationId, a.examId, a.questionId, a.userId, a.optionIds, a.seq, a.now, a.graceMs],
+    });
+    const row = result.rows[0];
+    if (!row) return null;
+    const { option_ids, seq, saved_at, ...state } = row;
+    return {
+      ...state,
+      written:
+        seq === null
+          ? null
+          : { session_id: a.sessionId, question_id: a.questionId, option_ids: option_ids!, seq, saved_at: saved_at! },
+    };
+  }
+
+  /** The stored answer of a question (read fresh: the answer a stale save is told about). */
+  async storedAnswer(organizationId: string, sessionId: string, questionId: string): Promise<AnswerRow | null> {
+    const rows = await this.dataSource.query<AnswerRow[]>(
+      `SELECT session_id, question_id, option_ids::text[] AS option_ids, seq::float8 AS seq, saved_at FROM exam_answers
+       WHERE session_id = $1 AND question_id = $2 AND organization_id = $3`,
+      [sessionId, questionId, organizationId],
     );
     return rows[0] ?? null;
   }
 
   /**
-   * Stores the answer unless the stored one has a `seq` at least as high; returns the answer that stands either way.
-   */
-  async saveAnswer(
-    a: { organizationId: string; sessionId: string; questionId: string; optionIds: string[]; seq: number; now: Date },
-    tx: Tx,
-  ): Promise<AnswerRow> {
-    const saved = await tx.manager.query<AnswerRow[]>(
-      `INSERT INTO exam_answers (session_id, question_id, organization_id, option_ids, seq, saved_at)
-       VALUES ($1, $2, $3, $4::uuid[], $5, $6)
-       ON CONFLICT (session_id, question_id) DO UPDATE
-         SET option_ids = EXCLUDED.option_ids, seq = EXCLUDED.seq, saved_at = EXCLUDED.saved_at
-         WHERE exam_answers.seq < EXCLUDED.seq
-       RETURNING session_id, question_id, option_ids::text[] AS option_ids, seq::float8 AS seq, saved_at`,
-      [a.sessionId, a.questionId, a.organizationId, a.optionIds, a.seq, a.now],
-    );
-    if (saved[0]) return saved[0];
-    const stored = await tx.manager.query<AnswerRow[]>(
-      `SELECT session_id, question_id, option_ids::text[] AS option_ids, seq::float8 AS seq, saved_at FROM exam_answers
-       WHERE session_id = $1 AND question_id = $2 AND organization_id = $3`,
-      [a.sessionId, a.questionId, a.organizationId],
-    );
-    return stored[0];
-  }
-
-  /**
    * Adds a client fingerprint to a session in progress; with a second distinct one the session gets `ip_changed`
-   * (once) and, unless already decided or pending, awaits review. Returns whether anything changed.
+   * (once) and, unless already pending or decided, awaits review.
    */
   async addFingerprint(
     organizationId: string,

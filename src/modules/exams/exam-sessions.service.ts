@@ -172,32 +172,40 @@ export class ExamSessionsService {
     const [eid, sid, qid] = [idOr404(examId), idOr404(sessionId), idOr404(questionId)];
     const optionIds = [...new Set(dto.option_ids.map((id) => id.toLowerCase()))];
     const now = this.clock.now();
-    const outcome = await this.transactions.run(async (tx) => {
-      const target = await this.sessions.saveTarget(organizationId, eid, sid, qid, tx);
-      if (!target || target.user_id !== member.userId) return { refused: target?.user_id ?? null } as const;
-      if (target.status !== 'in_progress') throw sessionClosed();
-      if (isOverdue(target.deadline_at, now)) return { overdue: true } as const;
-      if (target.option_ids === null) throw ApiError.notFound('This question is not part of the session.');
-      const foreign = optionIds.filter((id) => !target.option_ids!.includes(id));
-      if (foreign.length > 0) {
-        throw ApiError.validation([{ field: 'option_ids', message: 'option_ids must be options of this question' }]);
-      }
-      const answer = await this.sessions.saveAnswer(
-        { organizationId, sessionId: sid, questionId: qid, optionIds, seq: dto.seq, now },
-        tx,
-      );
-      if (fingerprint && !target.client_fingerprints.includes(fingerprint)) {
-        await this.sessions.addFingerprint(organizationId, sid, fingerprint, now, tx);
-      }
-      return { answer } as const;
+    const outcome = await this.sessions.saveAnswer({
+      organizationId,
+      examId: eid,
+      sessionId: sid,
+      questionId: qid,
+      userId: member.userId,
+      optionIds,
+      seq: dto.seq,
+      now,
+      graceMs: GRACE_MS,
     });
-    if ('refused' in outcome) throw await this.notTheLearner(member, outcome.refused ?? null);
-    if ('overdue' in outcome) {
+    // Nothing was written unless every check below passes (the statement applies the same conditions).
+    if (!outcome || outcome.user_id !== member.userId) throw await this.notTheLearner(member, outcome?.user_id ?? null);
+    if (outcome.status !== 'in_progress') throw sessionClosed();
+    if (isOverdue(outcome.deadline_at, now)) {
       await this.closeSession(organizationId, eid, sid, 'deadline', null);
       throw sessionClosed();
     }
-    const a = outcome.answer;
-    return { question_id: a.question_id, option_ids: a.option_ids, seq: a.seq, saved_at: a.saved_at.toISOString() };
+    if (outcome.question_option_ids === null) throw ApiError.notFound('This question is not part of the session.');
+    if (optionIds.some((id) => !outcome.question_option_ids!.includes(id))) {
+      throw ApiError.validation([{ field: 'option_ids', message: 'option_ids must be options of this question' }]);
+    }
+    if (fingerprint && !outcome.client_fingerprints.includes(fingerprint)) {
+      await this.sessions.addFingerprint(organizationId, sid, fingerprint, now);
+    }
+    // A seq not above the stored one: the stored answer stands and is returned.
+    const answer = outcome.written ?? (await this.sessions.storedAnswer(organizationId, sid, qid));
+    if (!answer) throw ApiError.notFound(); // only if the session was erased in between
+    return {
+      question_id: answer.question_id,
+      option_ids: answer.option_ids,
+      seq: answer.seq,
+      saved_at: answer.saved_at.toISOString(),
+    };
   }
 
   /** Stores a batch of proctoring events and counts them (9.4); never closes a session for them. */
