@@ -5,7 +5,7 @@ const NOW = new Date('2026-11-24T10:10:00.000Z');
 const person = { user_id: 'u1', username: 'ana', name: 'Ana', avatar_svg_url: 'x', anonymous: false };
 
 function parts(over: Partial<SessionRow> = {}): SessionParts {
-  const session = {
+  const session: SessionRow = {
     id: 's1',
     organization_id: 'o1',
     exam_id: 'e1',
@@ -34,7 +34,7 @@ function parts(over: Partial<SessionRow> = {}): SessionParts {
     reviewed_at: null,
     counts_as_attempt: true,
     ...over,
-  } as SessionRow;
+  };
   return {
     session,
     questions: [
