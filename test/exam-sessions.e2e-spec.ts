@@ -467,6 +467,27 @@ describe('exam sessions', () => {
       expect(closed.body.answers.map((a: { seq: number }) => a.seq)).toEqual([1, 1]);
       unfreeze();
     });
+    it('saves racing a submit: every acknowledged save is graded, every refused one is not', async () => {
+      const exam = await openExam({ questions_per_attempt: 10, questions: questions(10), passing_score: 0 });
+      const s = await learner();
+      const session = await start(s, exam);
+      const key = answerKey(exam);
+      const saves = session.questions.map((q) =>
+        s.agent.put(answerPath(exam.id, session.id, q.id)).send({ option_ids: key.get(q.id)!.right, seq: 1 }),
+      );
+      const submit = s.agent.post(`${sessionPath(exam.id, session.id)}/submit`);
+      const [results, done] = await Promise.all([Promise.all(saves), submit]);
+      expect(done.status).toBe(200);
+      for (const r of results) expect([200, 409]).toContain(r.status);
+      const acknowledged = results
+        .filter((r) => r.status === 200)
+        .map((r) => r.body.question_id)
+        .sort();
+      const final = await s.agent.get(sessionPath(exam.id, session.id)).expect(200);
+      expect(final.body.answers.map((a: { question_id: string }) => a.question_id).sort()).toEqual(acknowledged);
+      expect(final.body.result.score).toBe(acknowledged.length * 10);
+    });
+
     it('429 after 600 saves a minute per account (the 600th still saves)', async () => {
       const exam = await openExam();
       const s = await learner();

@@ -82,7 +82,6 @@ export interface MySessionSummary {
   best_score: number | null;
   passed: boolean;
   active_session_id: string | null;
-  active_deadline_at: Date | null;
 }
 
 export interface SessionFilter {
@@ -97,8 +96,8 @@ const SESSION_COLUMNS = `s.id, s.organization_id, s.exam_id, s.course_id, s.user
   s.score, s.passed, s.violations, s.flags, s.flagged, s.client_fingerprints, s.review_status, s.review_reason,
   s.review_allow_retake, s.reviewed_by, s.reviewed_at, s.counts_as_attempt`;
 
-/** Lock strengths a session read can take (see ExamSessionsService for who takes which). */
-export type SessionLock = 'update' | 'no key update' | 'key share';
+/** Lock strengths a session read can take (autosave's key-share lock is inside its own statement). */
+export type SessionLock = 'update' | 'no key update';
 
 /** A session that counts toward the exam being passed (extensions-v2 9.7). */
 export const PASSING_SESSION = `s.status = 'submitted' AND s.passed AND s.review_status IN ('none', 'accepted')`;
@@ -481,8 +480,7 @@ export class ExamSessionsRepository {
          count(*) FILTER (WHERE s.counts_as_attempt)::int AS attempts_used,
          max(s.score) FILTER (WHERE s.status = 'submitted' AND s.review_status <> 'voided') AS best_score,
          coalesce(bool_or(${PASSING_SESSION}), false) AS passed,
-         (array_agg(s.id) FILTER (WHERE s.status = 'in_progress'))[1] AS active_session_id,
-         max(s.deadline_at) FILTER (WHERE s.status = 'in_progress') AS active_deadline_at
+         (array_agg(s.id) FILTER (WHERE s.status = 'in_progress'))[1] AS active_session_id
        FROM exam_sessions s WHERE s.organization_id = $1 AND s.user_id = $2 AND s.exam_id = ANY($3::uuid[])
        GROUP BY s.exam_id`,
       [organizationId, userId, examIds],
