@@ -68,7 +68,7 @@ if (process.argv[2] === '--scenario') {
     l.seq = 0;
   }
   const probeAgent = new http.Agent({ keepAlive: true, maxSockets: 16 });
-  let probeStatusErrors = 0;
+  const probeStatuses = {};
   const save = (i, due) => {
     const l = learners[i];
     const q = l.questions[Math.floor(Math.random() * l.questions.length)];
@@ -89,7 +89,7 @@ if (process.argv[2] === '--scenario') {
     track(
       send(probeAgent, 'GET', '/version', {}).then((r) => {
         probes.push(performance.now() - due);
-        if (r.status !== 200) probeStatusErrors++;
+        probeStatuses[r.status] = (probeStatuses[r.status] ?? 0) + 1;
       }),
     );
   const started = performance.now();
@@ -124,7 +124,7 @@ if (process.argv[2] === '--scenario') {
   };
   writeFileSync(
     `${process.argv[3]}.out`,
-    JSON.stringify({ elapsed, saves: summary(saves), probes: summary(probes), statuses, probeStatusErrors, acked }),
+    JSON.stringify({ elapsed, saves: summary(saves), probes: summary(probes), statuses, probeStatuses, acked }),
   );
   process.exit(0);
 }
@@ -268,7 +268,13 @@ const service = await startService({
   databaseUrl: db.url,
   redisPrefix: `lpbench:exams:${Date.now()}`,
   smtpUrl: mail.url,
-  extraEnv: { TRUST_PROXY: 'true', LOG_LEVEL: 'warn', PLATFORM_ADMIN_EMAILS: EDITOR },
+  extraEnv: {
+    TRUST_PROXY: 'true',
+    LOG_LEVEL: 'warn',
+    PLATFORM_ADMIN_EMAILS: EDITOR,
+    // e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile the service alone
+    ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
+  },
 });
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
@@ -449,7 +455,7 @@ try {
     );
   }
   console.log(
-    `autosave statuses: ${JSON.stringify(scenario.statuses)}; /version non-200: ${scenario.probeStatusErrors}`,
+    `statuses (0: connection error): autosave ${JSON.stringify(scenario.statuses)}, /version ${JSON.stringify(scenario.probeStatuses)}`,
   );
   console.log(
     `acknowledged saves checked against the database: ${highest.size} (session, question) pairs, ${lost} not holding their highest acknowledged seq`,
