@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Pool } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { Flag, PoolQuestion, ProctoringEventType, QuestionKind } from './exam-rules';
 import type { Decision, ReviewStatus, SessionStatus } from './dto/session.dto';
@@ -133,7 +134,7 @@ export class ExamSessionsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
+    return db(this.dataSource, tx);
   }
 
   async find(

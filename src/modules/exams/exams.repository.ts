@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import { visibleTo } from '@/modules/courses/catalog-sql';
 import type { PoolQuestion, ShowResults } from './exam-rules';
@@ -60,7 +61,7 @@ export class ExamsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
+    return db(this.dataSource, tx);
   }
 
   // Exams.
