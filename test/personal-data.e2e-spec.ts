@@ -4,6 +4,7 @@ import type { Credential } from '@/core/auth/credential';
 import { TransactionRunner } from '@/core/database/transaction';
 import { collectRows, type ExportedRow, PERSONAL_COLUMN, PersonalDataRegistry } from '@/core/privacy/personal-data';
 import { CertificatePdfService } from '@/modules/certificates/certificate-pdf.service';
+import { ExamAuthoringService } from '@/modules/exams/exam-authoring.service';
 import { makeCourse, type MadeCourse, ONE_QUESTION_QUIZ } from './cross-tenant/learning.routes';
 import { signIn, type SignedIn } from './support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from './support/tenancy';
@@ -95,6 +96,14 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
         (SELECT count(*)::int FROM announcements WHERE created_by = $1) AS announcements_written,
         (SELECT count(*)::int FROM announcement_dismissals WHERE user_id = $1) AS announcement_dismissals,
         (SELECT count(*)::int FROM issued_certificates WHERE user_id = $1) AS certificates_kept,
+        (SELECT count(*)::int FROM exam_sessions WHERE user_id = $1) AS exam_sessions,
+        (SELECT count(*)::int FROM exam_session_questions q JOIN exam_sessions s ON s.id = q.session_id
+           WHERE s.user_id = $1) AS exam_session_questions,
+        (SELECT count(*)::int FROM exam_answers x JOIN exam_sessions s ON s.id = x.session_id WHERE s.user_id = $1) AS exam_answers,
+        (SELECT count(*)::int FROM exam_proctoring_events e JOIN exam_sessions s ON s.id = e.session_id
+           WHERE s.user_id = $1) AS exam_proctoring_events,
+        (SELECT count(*)::int FROM exam_windows WHERE created_by = $1) AS exam_windows_opened,
+        (SELECT count(*)::int FROM exam_sessions WHERE reviewed_by = $1) AS exam_sessions_reviewed,
         (SELECT count(*)::int FROM audit_log WHERE actor_id = $1) AS audit_kept`,
       [p.id, p.email, sessionIds, invitationIds, grantIds],
     );
@@ -308,6 +317,51 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
       .send({ score: 80 })
       .expect(200);
     for (const p of [a, b]) await p.s.agent.post(`${programUrl}/credential`).expect(200);
+    // Exams: each opens a window and sits the course's exam (an answer, a proctoring event); A reviews B's session
+    // and B the owner's (so that erasing A leaves everything of B's, its export included, as it was).
+    const exam = await t.app.get(ExamAuthoringService).create(
+      course.id,
+      {
+        title: 'Registry exam',
+        duration_minutes: 30,
+        passing_score: 50,
+        questions_per_attempt: 1,
+        status: 'published',
+        questions: ONE_QUESTION_QUIZ.questions,
+      },
+      editor.user.id,
+    );
+    const examUrl = orgUrl(`/exams/${exam.id}`);
+    await owner.agent.post(orgUrl(`/courses/${course.id}/enroll`)).expect(201);
+    const examSessions: Record<string, string> = {};
+    for (const p of [a.s, b.s, owner]) {
+      if (p !== owner) {
+        await p.agent
+          .post(`${examUrl}/windows`)
+          .send({ opens_at: new Date(t.clock.nowMs() - 60_000).toISOString() })
+          .expect(201);
+      }
+      const started = (await p.agent.post(`${examUrl}/sessions`).expect(201)).body;
+      examSessions[p.user.id] = started.id;
+      const question = started.questions[0];
+      await p.agent
+        .put(`${examUrl}/sessions/${started.id}/answers/${question.id}`)
+        .send({ option_ids: [question.options[0].id], seq: 1 })
+        .expect(200);
+      await p.agent
+        .post(`${examUrl}/sessions/${started.id}/events`)
+        .send({ events: [{ type: 'focus_lost', occurred_at: new Date().toISOString() }] })
+        .expect(202);
+      await p.agent.post(`${examUrl}/sessions/${started.id}/submit`).expect(200);
+    }
+    await a.s.agent
+      .post(`${examUrl}/sessions/${examSessions[b.id]}/review`)
+      .send({ decision: 'accept', reason: 'Checked' })
+      .expect(200);
+    await b.s.agent
+      .post(`${examUrl}/sessions/${examSessions[owner.user.id]}/review`)
+      .send({ decision: 'accept', reason: 'Checked' })
+      .expect(200);
     // Rows of imports that named each of them (as typed in a file: spaces and capitals).
     const [imp] = await t.db.query(
       `INSERT INTO member_imports (organization_id, created_by, status, total) VALUES ($1, $2, 'completed', 2) RETURNING id`,
