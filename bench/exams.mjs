@@ -258,6 +258,8 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const EDITOR = 'editor@bench.test';
+// Profiling the autosave alone (with BENCH_SERVICE_NODE_OPTIONS): skip the baselines of the capacity part.
+const ONLY_AUTOSAVE = process.env.BENCH_ONLY_AUTOSAVE === '1';
 
 const db = await scratchDatabase('exams');
 const mail = await startMailSink();
@@ -420,23 +422,26 @@ try {
     capacity.autosave.push(
       await generator('capacity', { base, learners, target: 'autosave', connections, duration, seqBase }),
     );
-    capacity.sql.push(
-      await generator('sql', {
-        dbUrl: db.url,
-        sql: SAVE_ANSWER_SQL,
-        learners,
-        organizationId: orgId,
-        examId: exam.id,
-        connections,
-        duration,
-        poolSize: 10,
-        graceMs: 2000,
-        seqBase: seqBase + 5_000_000,
-      }),
-    );
-    capacity.version.push(await generator('capacity', { base, learners, target: 'version', connections, duration }));
+    if (!ONLY_AUTOSAVE)
+      capacity.sql.push(
+        await generator('sql', {
+          dbUrl: db.url,
+          sql: SAVE_ANSWER_SQL,
+          learners,
+          organizationId: orgId,
+          examId: exam.id,
+          connections,
+          duration,
+          poolSize: 10,
+          graceMs: 2000,
+          seqBase: seqBase + 5_000_000,
+        }),
+      );
+    if (!ONLY_AUTOSAVE) {
+      capacity.version.push(await generator('capacity', { base, learners, target: 'version', connections, duration }));
+    }
   }
-  const med = (runs, k) => median(runs.map((x) => x[k]));
+  const med = (runs, k) => (runs.length ? median(runs.map((x) => x[k])) : NaN);
 
   const f = (x) => x.toFixed(1).padStart(7);
   console.log(
