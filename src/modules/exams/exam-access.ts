@@ -3,6 +3,7 @@ import { isAdmin, type Membership } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
 import { CatalogService, type ReachableCourse } from '@/modules/courses/catalog.service';
 import { CohortsService } from '@/modules/cohorts/cohorts.service';
+import { ProgressService } from '@/modules/progress/progress.service';
 import { ExamsRepository, type ExamRow } from './exams.repository';
 import { idOr404 } from './ids';
 
@@ -21,13 +22,16 @@ export class ExamAccess {
     private readonly exams: ExamsRepository,
     private readonly catalog: CatalogService,
     private readonly cohorts: CohortsService,
+    private readonly progress: ProgressService,
   ) {}
 
   /** The published exam with the member's reach of its course, or 404. */
   async visibleExam(member: Membership, examId: string): Promise<{ exam: ExamRow; reach: ReachableCourse }> {
     const exam = await this.exams.find(idOr404(examId));
     if (!exam || exam.status !== 'published') throw ApiError.notFound();
-    const reach = await this.catalog.reachable(member.organizationId, member.userId, exam.course_id);
+    const reach = await this.catalog.reachable(member.organizationId, exam.course_id, (courseId) =>
+      this.progress.enrollment(member.organizationId, member.userId, courseId),
+    );
     if (!reach) throw ApiError.notFound();
     return { exam, reach };
   }

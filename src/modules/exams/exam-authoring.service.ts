@@ -5,7 +5,7 @@ import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError, type ErrorDetail } from '@/core/http/api-error';
 import { CatalogService } from '@/modules/courses/catalog.service';
-import { quizProblems } from '@/modules/editor/quiz-rules';
+import { quizProblems } from '@/modules/editor/editor.types';
 import type { PoolQuestion } from './exam-rules';
 import {
   type CreateExamDto,
@@ -16,7 +16,8 @@ import {
   type UpdateExamDto,
 } from './dto/exam.dto';
 import { type ExamRow, ExamsRepository, type ExamValues } from './exams.repository';
-import { idOr404, isForeignKeyViolation } from './ids';
+import { isForeignKeyViolation } from '@/core/database/constraint-violation';
+import { idOr404 } from './ids';
 
 const examInUse = (): ApiError =>
   ApiError.conflict('exam_in_use', 'The exam has sessions: set it back to draft to withdraw it instead.');

@@ -3,7 +3,7 @@ import type { Tx } from '@/core/database/transaction';
 import { CompletionRequirements, type ExamRequirement } from '@/modules/progress/completion-requirements.port';
 import { ExamSessionsRepository } from './exam-sessions.repository';
 
-/** The exams side of course completion (extensions-v2 9.8), answered for progress through the core port. */
+/** The exams side of course completion (extensions-v2 9.8), answered for progress through its port. */
 @Injectable()
 export class ExamResults extends CompletionRequirements {
   constructor(private readonly sessions: ExamSessionsRepository) {

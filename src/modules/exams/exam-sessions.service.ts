@@ -27,7 +27,8 @@ import type {
   SessionListQueryDto,
 } from './dto/session.dto';
 import type { PageQueryDto } from '@/core/http/pagination';
-import { idOr404, isForeignKeyViolation, isUniqueViolation } from './ids';
+import { isForeignKeyViolation, isUniqueViolation } from '@/core/database/constraint-violation';
+import { idOr404 } from './ids';
 import { bySession, gradeSession, learnerView, type SessionParts, staffView } from './session-views';
 
 const sessionClosed = (): ApiError =>

@@ -19,7 +19,7 @@ import { ExamsService } from './exams.service';
 
 /**
  * Proctored exams (extensions-v2 section 9). Global for one reason: progress needs exam results to complete a
- * course (9.8) while exams needs progress (is the learner enrolled), so progress injects the core port
+ * course (9.8) while exams needs progress (is the learner enrolled), so progress injects its port
  * `CompletionRequirements`, provided here, instead of importing this module. Nothing else is exported.
  */
 @Global()

@@ -20,7 +20,8 @@ import type {
   UpdateWindowDto,
 } from './dto/exam-card.dto';
 import { type ExamCardRow, type ExamRow, ExamsRepository, type WindowRow } from './exams.repository';
-import { idOr404, isForeignKeyViolation } from './ids';
+import { isForeignKeyViolation } from '@/core/database/constraint-violation';
+import { idOr404 } from './ids';
 
 const windowOrder = (): ApiError =>
   ApiError.validation([{ field: 'closes_at', message: 'closes_at must be after opens_at' }]);

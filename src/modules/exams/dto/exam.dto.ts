@@ -16,7 +16,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { QUIZ_LIMITS } from '@/modules/editor/quiz-rules';
+import { QUIZ_LIMITS } from '@/modules/editor/editor.types';
 import { type QuestionKind, SHOW_RESULTS, type ShowResults } from '../exam-rules';
 
 export const EXAM_LIMITS = {
