@@ -125,6 +125,8 @@ describe('minors', () => {
           'post /api/v1/organizations/{org_id}/courses/{course_id}/lessons/{lesson_id}/complete with_consent',
           'post /api/v1/organizations/{org_id}/courses/{course_id}/lessons/{lesson_id}/quiz/submissions with_consent',
           'post /api/v1/organizations/{org_id}/programs/{pathId}/capstone/submissions with_consent',
+          // Announcements (18): dismissing one.
+          'post /api/v1/announcements/{announcement_id}/dismiss always',
           // Exams (extensions-v2 9.9): the learner's writes.
           'post /api/v1/organizations/{org_id}/exams/{exam_id}/sessions with_consent',
           'put /api/v1/organizations/{org_id}/exams/{exam_id}/sessions/{session_id}/answers/{question_id} with_consent',
