@@ -4,6 +4,7 @@
  * when a file in this folder is missing here.
  */
 import { Announcements1763754600000 } from './1763754600000-Announcements';
+import { AiTutor1763758100000 } from './1763758100000-AiTutor';
 import { Architecture1763741800000 } from './1763741800000-Architecture';
 import { CatalogIndexes1763741400000 } from './1763741400000-CatalogIndexes';
 import { CertificateIndexes1763741500000 } from './1763741500000-CertificateIndexes';
@@ -14,6 +15,7 @@ import { ExternalAuth1763741600000 } from './1763741600000-ExternalAuth';
 import { Foundation1763740800000 } from './1763740800000-Foundation';
 import { Identity1763740900000 } from './1763740900000-Identity';
 import { LearningCore1763741300000 } from './1763741300000-LearningCore';
+import { LessonChunks1763758000000 } from './1763758000000-LessonChunks';
 import { PersonalDataErasure1763741900000 } from './1763741900000-PersonalDataErasure';
 import { OAuthTokenTenancy1763742000000 } from './1763742000000-OAuthTokenTenancy';
 import { SearchVectors1763741700000 } from './1763741700000-SearchVectors';
@@ -35,4 +37,6 @@ export const MIGRATIONS = [
   Exams1763753000000,
   EmailWebhooks1763754500000,
   Announcements1763754600000,
+  LessonChunks1763758000000,
+  AiTutor1763758100000,
 ];

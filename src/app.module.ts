@@ -2,6 +2,7 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { AppConfig } from '@/config/app-config';
 import { CoreModule } from '@/core/core.module';
 import { AnnouncementsModule } from '@/modules/announcements/announcements.module';
+import { AiUsageModule } from '@/modules/ai-usage/ai-usage.module';
 import { ApiKeysModule } from '@/modules/api-keys/api-keys.module';
 import { AuditLogModule } from '@/modules/audit/audit-log.module';
 import { AuthModule } from '@/modules/auth/auth.module';
@@ -25,6 +26,7 @@ import { ProgressModule } from '@/modules/progress/progress.module';
 import { SearchModule } from '@/modules/search/search.module';
 import { SsoModule } from '@/modules/sso/sso.module';
 import { TeacherModule } from '@/modules/teacher/teacher.module';
+import { TutorModule } from '@/modules/tutor/tutor.module';
 import { UsersModule } from '@/modules/users/users.module';
 
 @Module({})
@@ -59,6 +61,8 @@ export class AppModule {
         OAuthModule,
         EmailWebhooksModule,
         AnnouncementsModule,
+        AiUsageModule,
+        TutorModule,
       ],
     };
   }

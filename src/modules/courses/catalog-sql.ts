@@ -26,3 +26,17 @@ export function textQuery(param: string): string {
 export function configOf(alias: string): string {
   return `(CASE ${alias}.language WHEN 'es' THEN 'es_unaccent'::regconfig ELSE 'en_unaccent'::regconfig END)`;
 }
+
+/**
+ * A question as an OR query of its own lexemes (extensions-v2 23.2): the lexemes of `to_tsvector` under the four
+ * configurations of `textQuery`, each quoted, joined with `|`. Unlike `textQuery` (every word required), a passage
+ * matching any of them is a candidate, and `ts_rank_cd` orders them. Null when the text has no lexeme (only stop
+ * words or punctuation): nothing matches.
+ */
+export function lexemeOrQuery(param: string): string {
+  const lexemes = ['spanish', 'es_unaccent', 'english', 'en_unaccent']
+    .map((config) => `tsvector_to_array(to_tsvector('${config}'::regconfig, ${param}))`)
+    .join(' || ');
+  return `(SELECT string_agg(DISTINCT '''' || replace(replace(w, '\\', '\\\\'), '''', '''''') || '''', ' | ')
+    FROM unnest(${lexemes}) AS w)::tsquery`;
+}

@@ -15,6 +15,13 @@ import type {
   QuizRow,
 } from './courses.types';
 
+/** A passage of a lesson (extensions-v2 23.2). */
+export interface ChunkRow {
+  id: string;
+  position: number;
+  text: string;
+}
+
 export interface CatalogFilter {
   q?: string;
   language?: Language;
@@ -188,6 +195,14 @@ export class CoursesRepository {
       byQuiz.get(quiz_id)?.questions.push({ ...question, options: optionsOf.get(question.id) ?? [] });
     }
     return out;
+  }
+
+  /** The passages of a lesson in order (`lesson_chunks_lesson_idx`). */
+  async lessonChunks(courseId: string, lessonId: string, tx?: Tx): Promise<ChunkRow[]> {
+    return this.db(tx).query<ChunkRow[]>(
+      `SELECT id, position, text FROM lesson_chunks WHERE lesson_id = $2 AND course_id = $1 ORDER BY position`,
+      [courseId, lessonId],
+    );
   }
 
   /**

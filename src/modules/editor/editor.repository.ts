@@ -6,6 +6,7 @@ import { textQuery } from '@/modules/courses/catalog-sql';
 import type { CourseRow } from '@/modules/courses/courses.types';
 import type { Language } from '@/modules/courses/dto/course.dto';
 import type { CourseStatus, QuestionKind } from './dto/editor.dto';
+import { chunkVectorSql, writeLessonChunks } from './lesson-chunks';
 
 /** A course as its authors see it: the catalog's row with its lesson count. */
 export interface EditorCourseRow extends CourseRow {
@@ -184,12 +185,28 @@ export class EditorRepository {
     await tx.manager.query(`UPDATE courses SET updated_at = $2 WHERE id = $1`, [courseId, now]);
   }
 
-  /** `lessons.language` mirrors the course's (a generated column cannot read another table). */
+  /**
+   * `lessons.language` mirrors the course's (a generated column cannot read another table), and so do the vectors
+   * of the lessons' passages.
+   */
   async syncLessonLanguage(courseId: string, language: Language, tx: Tx): Promise<void> {
     await tx.manager.query(`UPDATE lessons SET language = $2 WHERE course_id = $1 AND language <> $2`, [
       courseId,
       language,
     ]);
+    await tx.manager.query(
+      `UPDATE lesson_chunks ch SET language = $2::text, search_vector = ${chunkVectorSql('$2::text', 'l.title', 'ch.text')}
+       FROM lessons l WHERE l.id = ch.lesson_id AND ch.course_id = $1 AND ch.language <> $2`,
+      [courseId, language],
+    );
+  }
+
+  /** Rewrites the lesson's passages (retrieval for the tutor) from its current title and content. */
+  async writeChunks(
+    lesson: { id: string; course_id: string; title: string; content_md: string; language: Language },
+    tx: Tx,
+  ): Promise<void> {
+    await writeLessonChunks((sql, params) => tx.manager.query(sql, params), lesson);
   }
 
   async delete(courseId: string, tx: Tx): Promise<void> {
@@ -292,26 +309,26 @@ export class EditorRepository {
       [lessonId, quiz.passing_score],
     );
     await tx.manager.query(`DELETE FROM quiz_questions WHERE quiz_id = $1`, [quizId]);
+    await this.insertQuestions(quizId, quiz.questions, 0, tx);
+  }
+
+  /** Inserts questions (with their options) at positions after `after`. */
+  private async insertQuestions(quizId: string, list: QuizValues['questions'], after: number, tx: Tx): Promise<void> {
     const questions = await tx.manager.query<{ id: string; position: number }[]>(
       `INSERT INTO quiz_questions (quiz_id, position, prompt, kind, explanation)
-       SELECT $1, q.position::int, q.prompt, q.kind, q.explanation
+       SELECT $1, q.position::int + $5, q.prompt, q.kind, q.explanation
        FROM unnest($2::text[], $3::text[], $4::text[]) WITH ORDINALITY AS q(prompt, kind, explanation, position)
        RETURNING id, position`,
-      [
-        quizId,
-        quiz.questions.map((q) => q.prompt),
-        quiz.questions.map((q) => q.kind),
-        quiz.questions.map((q) => q.explanation),
-      ],
+      [quizId, list.map((q) => q.prompt), list.map((q) => q.kind), list.map((q) => q.explanation), after],
     );
     const idAt = new Map(questions.map((q) => [Number(q.position), q.id]));
     const questionIds: string[] = [];
     const positions: number[] = [];
     const texts: string[] = [];
     const correct: boolean[] = [];
-    quiz.questions.forEach((q, i) => {
+    list.forEach((q, i) => {
       q.options.forEach((o, j) => {
-        questionIds.push(idAt.get(i + 1)!);
+        questionIds.push(idAt.get(after + i + 1)!);
         positions.push(j + 1);
         texts.push(o.text);
         correct.push(o.correct);
@@ -322,6 +339,24 @@ export class EditorRepository {
        SELECT * FROM unnest($1::uuid[], $2::int[], $3::text[], $4::boolean[])`,
       [questionIds, positions, texts, correct],
     );
+  }
+
+  /**
+   * Appends questions after the quiz's last one, keeping the existing questions and their ids (submissions refer to
+   * them). A lesson without a quiz gets one with `passingScore`; a given `passingScore` also replaces the current one.
+   */
+  async appendQuiz(lessonId: string, quiz: QuizValues, keepPassingScore: boolean, tx: Tx): Promise<void> {
+    const [{ id: quizId }] = await tx.manager.query<{ id: string }[]>(
+      `INSERT INTO quizzes (lesson_id, passing_score) VALUES ($1, $2)
+       ON CONFLICT (lesson_id) DO UPDATE SET passing_score = CASE WHEN $3 THEN quizzes.passing_score ELSE EXCLUDED.passing_score END
+       RETURNING id`,
+      [lessonId, quiz.passing_score, keepPassingScore],
+    );
+    const [{ last }] = await tx.manager.query<{ last: number }[]>(
+      `SELECT coalesce(max(position), 0)::int AS last FROM quiz_questions WHERE quiz_id = $1`,
+      [quizId],
+    );
+    await this.insertQuestions(quizId, quiz.questions, last, tx);
   }
 
   async deleteQuiz(lessonId: string, tx: Tx): Promise<void> {

@@ -10,17 +10,18 @@ import { type Page, toPage } from '@/core/http/pagination';
 import { isForeignKeyViolation, isUniqueViolation } from '@/core/database/constraint-violation';
 import { CatalogService } from '@/modules/courses/catalog.service';
 import { ProgressService } from '@/modules/progress/progress.service';
-import type {
-  CreateCourseDto,
+import {
+  type CreateCourseDto,
   CreateLessonDto,
-  EditorCourseDto,
-  EditorCourseQueryDto,
-  EditorCourseSummaryDto,
-  EditorLessonDto,
-  EditorQuizDto,
-  QuizInputDto,
-  UpdateCourseDto,
-  UpdateLessonDto,
+  type EditorCourseDto,
+  type EditorCourseQueryDto,
+  type EditorCourseSummaryDto,
+  type EditorLessonDto,
+  type EditorQuizDto,
+  KINDS,
+  type QuizInputDto,
+  type UpdateCourseDto,
+  type UpdateLessonDto,
 } from './dto/editor.dto';
 import {
   type CourseValues,
@@ -30,7 +31,7 @@ import {
   type QuizValues,
 } from './editor.repository';
 import { insertAt, moveTo, positionProblem, removeFrom } from './positions';
-import { quizProblems } from './quiz-rules';
+import { type QuizDraft, quizProblems } from './quiz-rules';
 import { isValidSlug, numberedSlug, slugFromTitle, suffixedSlug } from './slug';
 
 const slugTaken = (): ApiError => ApiError.conflict('slug_taken', 'That slug is already in use.');
@@ -251,6 +252,10 @@ export class EditorService {
         await this.editor.setOrder(id, insertAt(order, created, dto.position), tx);
       }
       if (dto.quiz) await this.editor.replaceQuiz(created, quizValues(dto.quiz), tx);
+      await this.editor.writeChunks(
+        { id: created, course_id: id, title: dto.title, content_md: dto.content_md ?? '', language: course.language },
+        tx,
+      );
       await this.editor.touch(id, now, tx);
       return created;
     });
@@ -262,22 +267,22 @@ export class EditorService {
     const lid = idOr404(lessonId);
     if (dto.quiz) throwIf(quizProblems(dto.quiz));
     await this.transactions.run(async (tx) => {
-      if (!(await this.editor.lock(id, tx))) throw ApiError.notFound();
+      const course = await this.editor.lock(id, tx);
+      if (!course) throw ApiError.notFound();
       const lesson = await this.editor.lesson(id, lid, tx);
       if (!lesson) throw ApiError.notFound();
       const now = this.clock.now();
       if (dto.title !== undefined || dto.content_md !== undefined || dto.estimated_minutes !== undefined) {
-        await this.editor.updateLesson(
-          id,
-          lid,
-          {
-            title: dto.title ?? lesson.title,
-            content_md: dto.content_md ?? lesson.content_md,
-            estimated_minutes: dto.estimated_minutes ?? lesson.estimated_minutes,
-          },
-          now,
-          tx,
-        );
+        const values = {
+          title: dto.title ?? lesson.title,
+          content_md: dto.content_md ?? lesson.content_md,
+          estimated_minutes: dto.estimated_minutes ?? lesson.estimated_minutes,
+        };
+        await this.editor.updateLesson(id, lid, values, now, tx);
+        // The passages carry the title in their vectors: either change rewrites them.
+        if (values.title !== lesson.title || values.content_md !== lesson.content_md) {
+          await this.editor.writeChunks({ id: lid, course_id: id, ...values, language: course.language }, tx);
+        }
       }
       if (dto.position !== undefined && dto.position !== lesson.position) {
         const order = await this.editor.order(id, tx);
@@ -289,6 +294,74 @@ export class EditorService {
       await this.editor.touch(id, now, tx);
     });
     return this.lessonDto(id, lid);
+  }
+
+  /** A lesson of the course as the editor sees it (its quiz with the answers); 404 when either is missing. */
+  async lesson(courseId: string, lessonId: string): Promise<EditorLessonDto> {
+    return this.lessonDto(idOr404(courseId), idOr404(lessonId));
+  }
+
+  /**
+   * Why one question could not enter a quiz: the shape limits of the quiz input (prompt 1..2 000 characters, options
+   * 1..500, explanation up to 2 000) and the quiz rules (`quizProblems`). Empty when it may. For questions that do
+   * not come through a DTO (AI quiz proposals).
+   */
+  questionProblems(question: QuizDraft['questions'][number], field = 'question'): ErrorDetail[] {
+    const problems: ErrorDetail[] = [];
+    const prompt = question.prompt.trim();
+    if (prompt.length < 1 || prompt.length > 2000) {
+      problems.push({ field: `${field}.prompt`, message: 'a prompt has 1..2000 characters' });
+    }
+    if (!KINDS.includes(question.kind)) problems.push({ field: `${field}.kind`, message: 'unknown question kind' });
+    if ((question.explanation ?? '').length > 2000) {
+      problems.push({ field: `${field}.explanation`, message: 'an explanation has at most 2000 characters' });
+    }
+    if (question.options.some((o) => o.text.trim().length < 1 || o.text.trim().length > 500)) {
+      problems.push({ field: `${field}.options`, message: 'an option has 1..500 characters' });
+    }
+    const ruled = quizProblems({ passing_score: 0, questions: [question] }, field);
+    return [...problems, ...ruled.map((p) => ({ ...p, field: p.field.replace(`${field}.questions.0`, field) }))];
+  }
+
+  /**
+   * Appends questions to the lesson's quiz in the caller's transaction, under the rules of a lesson `PATCH`: the
+   * resulting quiz must follow `quizProblems` (422 otherwise, e.g. above 50 questions). The existing questions keep
+   * their ids. A lesson without a quiz gets one, with `passingScore` (default 70); a given `passingScore` also
+   * replaces the quiz's current one.
+   */
+  async appendQuizQuestions(
+    courseId: string,
+    lessonId: string,
+    questions: QuizDraft['questions'],
+    passingScore: number | undefined,
+    tx: Tx,
+  ): Promise<void> {
+    const id = idOr404(courseId);
+    const lid = idOr404(lessonId);
+    if (!(await this.editor.lock(id, tx))) throw ApiError.notFound();
+    if (!(await this.editor.lesson(id, lid, tx))) throw ApiError.notFound();
+    const current = await this.catalog.quizOf(lid, tx);
+    const added = questions.map((q) => ({
+      prompt: q.prompt.trim(),
+      kind: q.kind,
+      explanation: q.explanation?.trim() ? q.explanation.trim() : null,
+      options: q.options.map((o) => ({ text: o.text.trim(), correct: o.correct })),
+    }));
+    const quiz = {
+      passing_score: passingScore ?? current?.passing_score ?? 70,
+      questions: [...(current?.questions ?? []), ...added],
+    };
+    throwIf([
+      ...added.flatMap((q, i) => this.questionProblems(q, `quiz.questions.${(current?.questions.length ?? 0) + i}`)),
+      ...quizProblems(quiz).filter((p) => p.field === 'quiz.questions'),
+    ]);
+    await this.editor.appendQuiz(
+      lid,
+      { passing_score: quiz.passing_score, questions: added },
+      passingScore === undefined,
+      tx,
+    );
+    await this.editor.touch(id, this.clock.now(), tx);
   }
 
   /** The later lessons move up. The last lesson of a published course cannot go (409 `course_empty`). */

@@ -20,8 +20,15 @@ import type {
 } from './dto/organization.dto';
 import type { OrganizationEntity } from './entities/organization.entity';
 import type { Organization } from './organizations.types';
+import { AiUsageFigures } from './ai-usage-figures.port';
 import { EnrollmentCount } from './enrollment-count.port';
 import { OrganizationsRepository } from './organizations.repository';
+
+/** The AI limits of an organization's plan per UTC month (null: unlimited). */
+export interface AiPlanLimits {
+  monthlyTokens: number | null;
+  monthlyRequests: number | null;
+}
 
 /** UPDATE fields of the organization and the column each one sets. */
 const UPDATABLE: Record<keyof UpdateOrganizationDto, keyof OrganizationEntity> = {
@@ -49,6 +56,7 @@ export class OrganizationsService extends TenancyResolver {
     private readonly transactions: TransactionRunner,
     private readonly events: DomainEvents,
     private readonly enrollments: EnrollmentCount,
+    private readonly aiUsage: AiUsageFigures,
   ) {
     super();
   }
@@ -88,6 +96,12 @@ export class OrganizationsService extends TenancyResolver {
     return this.orgs.memberIdsAfter(filter, afterUserId, limit);
   }
 
+  /** The AI limits of the organization's plan (404 when it does not exist). */
+  async aiLimits(organizationId: string): Promise<AiPlanLimits> {
+    const org = await this.getById(organizationId);
+    return { monthlyTokens: org.aiMonthlyTokens, monthlyRequests: org.aiMonthlyRequests };
+  }
+
   findById(id: string): Promise<Organization | null> {
     return this.orgs.findById(id);
   }
@@ -109,6 +123,11 @@ export class OrganizationsService extends TenancyResolver {
       brand_color: org.brandColor,
       status: org.status,
       plan: org.plan,
+      limits: {
+        member_limit: org.memberLimit,
+        ai_monthly_tokens: org.aiMonthlyTokens,
+        ai_monthly_requests: org.aiMonthlyRequests,
+      },
       certificate_template: {
         issuer_name: org.certIssuerName,
         signature_name: org.certSignatureName,
@@ -251,17 +270,24 @@ export class OrganizationsService extends TenancyResolver {
 
   async usage(organizationId: string): Promise<UsageDto> {
     const org = await this.getById(organizationId);
-    const [members, enrolled] = await Promise.all([
+    const [members, enrolled, ai] = await Promise.all([
       this.orgs.countMembers(organizationId),
       this.enrollments.countEnrollments(organizationId),
+      this.aiUsage.month(organizationId),
     ]);
-    // No AI metering yet: the AI area will provide its count the way progress provides enrollments.
-    const ai = 0;
+    const now = this.clock.now();
     return {
       plan: org.plan,
       members: { used: members, limit: org.memberLimit },
       courses_enrolled: enrolled,
-      ai: { requests_used: ai, requests_limit: null },
+      ai: {
+        requests_used: ai.requests,
+        requests_limit: org.aiMonthlyRequests,
+        tokens_used: ai.tokens,
+        tokens_limit: org.aiMonthlyTokens,
+        // AI quota windows are UTC months (extensions-v2 2.3).
+        resets_at: new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1)).toISOString(),
+      },
     };
   }
 

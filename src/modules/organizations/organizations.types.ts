@@ -20,6 +20,9 @@ export interface Organization {
   readonly suspendedReason: string | null;
   readonly plan: string;
   readonly memberLimit: number | null;
+  /** Plan limits of AI use per UTC month (extensions-v2 16.1, 24.3); null is unlimited. */
+  readonly aiMonthlyTokens: number | null;
+  readonly aiMonthlyRequests: number | null;
   readonly legacyInstituteId: string | null;
   readonly certIssuerName: string | null;
   readonly certSignatureName: string | null;

@@ -133,6 +133,25 @@ export class CertificateTemplateDto {
   @ApiProperty({ nullable: true, type: String, pattern: '^#[0-9A-Fa-f]{6}$' }) accent_color!: string | null;
 }
 
+export class OrganizationLimitsDto {
+  @ApiProperty({ type: 'integer', nullable: true, minimum: 1, description: 'Members; null = unlimited' })
+  member_limit!: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    description: 'AI tokens per UTC month; null = unlimited',
+  })
+  ai_monthly_tokens!: number | null;
+  @ApiProperty({
+    type: 'integer',
+    nullable: true,
+    minimum: 1,
+    description: 'AI requests per UTC month; null = unlimited',
+  })
+  ai_monthly_requests!: number | null;
+}
+
 export class OrganizationDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty() name!: string;
@@ -148,6 +167,8 @@ export class OrganizationDto {
   @ApiProperty({ nullable: true, type: String }) brand_color!: string | null;
   @ApiProperty({ enum: ['active', 'suspended'] }) status!: string;
   @ApiProperty({ example: 'free' }) plan!: string;
+  @ApiProperty({ type: OrganizationLimitsDto, description: 'Limits of the plan (set by platform admins)' })
+  limits!: OrganizationLimitsDto;
   @ApiProperty({ type: CertificateTemplateDto }) certificate_template!: CertificateTemplateDto;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
 }
@@ -168,16 +189,12 @@ export class ActiveOrganizationDto {
   organization_id!: string;
 }
 
-export class UsageDto {
-  @ApiProperty({ example: 'free' }) plan!: string;
-  @ApiProperty({ example: { used: 12, limit: null }, description: 'limit null = unlimited' })
-  members!: { used: number; limit: number | null };
-  @ApiProperty({ description: "Enrollments of the organization's people in courses" }) courses_enrolled!: number;
-  @ApiProperty({
-    example: { requests_used: 0, requests_limit: null },
-    description: 'AI consumption this month; limit null = unlimited',
-  })
-  ai!: { requests_used: number; requests_limit: number | null };
+export class AiPlanUsageDto {
+  @ApiProperty({ minimum: 0, description: 'Metered AI calls this UTC month' }) requests_used!: number;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null = unlimited' }) requests_limit!: number | null;
+  @ApiProperty({ minimum: 0, description: 'Input plus output tokens this UTC month' }) tokens_used!: number;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'null = unlimited' }) tokens_limit!: number | null;
+  @ApiProperty({ format: 'date-time', description: 'First instant of the next UTC month' }) resets_at!: string;
 }
 
 export class SuspendDto {
@@ -186,4 +203,13 @@ export class SuspendDto {
   @IsString()
   @Length(1, 500)
   reason!: string;
+}
+
+export class UsageDto {
+  @ApiProperty({ example: 'free' }) plan!: string;
+  @ApiProperty({ example: { used: 12, limit: null }, description: 'limit null = unlimited' })
+  members!: { used: number; limit: number | null };
+  @ApiProperty({ description: "Enrollments of the organization's people in courses" }) courses_enrolled!: number;
+  @ApiProperty({ type: AiPlanUsageDto, description: 'AI use this UTC month against the plan limits' })
+  ai!: AiPlanUsageDto;
 }

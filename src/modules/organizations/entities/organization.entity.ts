@@ -1,6 +1,12 @@
-import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn, type ValueTransformer } from 'typeorm';
 import type { Locale } from '@/core/mail/mail-template';
 import type { Organization, OrganizationStatus } from '../organizations.types';
+
+/** `bigint` arrives as a string from the driver; these limits stay far below 2^53. */
+const bigintNumber: ValueTransformer = {
+  from: (value: string | null) => (value === null ? null : Number(value)),
+  to: (value: number | null | undefined) => value,
+};
 
 /** The `organizations` table's mapping; other areas see it as `Organization` (organizations.types.ts). */
 @Entity('organizations')
@@ -17,6 +23,10 @@ export class OrganizationEntity implements Organization {
   @Column('text', { name: 'suspended_reason', nullable: true }) suspendedReason!: string | null;
   @Column('text') plan!: string;
   @Column('int', { name: 'member_limit', nullable: true }) memberLimit!: number | null;
+  /** Plan limits of AI use per UTC month (extensions-v2 16.1, 24.3); null is unlimited. */
+  @Column('bigint', { name: 'ai_monthly_tokens', nullable: true, transformer: bigintNumber })
+  aiMonthlyTokens!: number | null;
+  @Column('int', { name: 'ai_monthly_requests', nullable: true }) aiMonthlyRequests!: number | null;
   @Column('uuid', { name: 'legacy_institute_id', nullable: true }) legacyInstituteId!: string | null;
   @Column('text', { name: 'cert_issuer_name', nullable: true }) certIssuerName!: string | null;
   @Column('text', { name: 'cert_signature_name', nullable: true }) certSignatureName!: string | null;

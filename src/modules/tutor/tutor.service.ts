@@ -1,0 +1,236 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@/config/app-config';
+import type { Credential } from '@/core/auth/credential';
+import type { Membership } from '@/core/auth/tenancy';
+import { Clock } from '@/core/clock/clock';
+import { TransactionRunner } from '@/core/database/transaction';
+import { ApiError } from '@/core/http/api-error';
+import { type Page, toPage } from '@/core/http/pagination';
+import { AiUsageService } from '@/modules/ai-usage/ai-usage.service';
+import { CatalogService, type ReachableCourse } from '@/modules/courses/catalog.service';
+import { UUID_RE } from '@/modules/courses/catalog-sql';
+import { LessonPassagesService } from '@/modules/courses/lesson-passages.service';
+import { UsersService } from '@/modules/users/users.service';
+import type { NumberedPassage } from './citations';
+import type {
+  ConversationDetailDto,
+  ConversationDto,
+  ConversationQueryDto,
+  CreateConversationDto,
+  TutorMessageDto,
+} from './dto/tutor.dto';
+import { AI_PROVIDER, type AiProvider, LOCAL_AI_PROVIDER } from './providers/ai-provider';
+import { TutorAnswer } from './tutor-answer';
+import { type ConversationRow, type MessageRow, TutorRepository } from './tutor.repository';
+
+/** Passages an answer rests on (extensions-v2 23.2), and messages of the conversation it sees (23.3). */
+const PASSAGES = 6;
+const HISTORY = 6;
+/** How long an answer may hold its conversation beyond the provider's own limit before another may start. */
+const ANSWER_LEASE_MARGIN_MS = 60_000;
+
+const notEnrolled = (): ApiError => ApiError.forbidden('Enroll in the course first.', 'not_enrolled');
+
+function idOr404(id: string): string {
+  if (!UUID_RE.test(id)) throw ApiError.notFound();
+  return id.toLowerCase();
+}
+
+/**
+ * The AI tutor over a course's content (extensions-v2 23): conversations private to their author, and answers that
+ * quote or rest on the passages of the course the learner may read, streamed by the controller.
+ */
+@Injectable()
+export class TutorService {
+  constructor(
+    private readonly tutor: TutorRepository,
+    private readonly catalog: CatalogService,
+    private readonly passages: LessonPassagesService,
+    private readonly usage: AiUsageService,
+    private readonly users: UsersService,
+    private readonly transactions: TransactionRunner,
+    private readonly clock: Clock,
+    @Inject(AI_PROVIDER) private readonly provider: AiProvider,
+    @Inject(LOCAL_AI_PROVIDER) private readonly local: AiProvider,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  /**
+   * A conversation about a course the caller is enrolled in (and optionally one of its lessons). Checked in order:
+   * the organization's switch (404 `feature_disabled`), minors (403 `minor_restricted` unless allowed), the course and
+   * lesson (404), the enrollment (403 `not_enrolled`).
+   */
+  async create(member: Membership, credential: Credential, dto: CreateConversationDto): Promise<ConversationDto> {
+    await this.ensureTutor(member.organizationId, credential);
+    const { course, enrollment } = await this.reach(member, dto.course_id);
+    if (dto.lesson_id && !(await this.catalog.lesson(course.id, dto.lesson_id))) throw ApiError.notFound();
+    if (!enrollment) throw notEnrolled();
+    const row = await this.tutor.insertConversation({
+      organizationId: member.organizationId,
+      userId: member.userId,
+      courseId: course.id,
+      lessonId: dto.lesson_id ?? null,
+      now: this.clock.now(),
+    });
+    return toDto(row);
+  }
+
+  async list(member: Membership, query: ConversationQueryDto): Promise<Page<ConversationDto>> {
+    const { rows, total } = await this.tutor.list(member.organizationId, member.userId, query.course_id, query);
+    return toPage(rows.map(toDto), total, query);
+  }
+
+  async get(member: Membership, conversationId: string): Promise<ConversationDetailDto> {
+    const conversation = await this.own(member, conversationId);
+    const messages = await this.tutor.messages(member.organizationId, conversation.id);
+    return { ...toDto(conversation), messages: messages.map(toMessageDto) };
+  }
+
+  async remove(member: Membership, conversationId: string): Promise<void> {
+    if (!(await this.tutor.delete(member.organizationId, member.userId, idOr404(conversationId)))) {
+      throw ApiError.notFound();
+    }
+  }
+
+  /**
+   * Every check of a new message, before anything is streamed (so each failure is an ordinary JSON answer): the
+   * conversation is the caller's (404), the tutor is on (404 `feature_disabled`), minors are allowed (403
+   * `minor_restricted`), the course is still reachable (404) and the caller enrolled (403 `not_enrolled`), the quotas
+   * (429 `ai_quota_exceeded`), no other answer in progress (409 `tutor_busy`). Then the passages are retrieved and
+   * the question stored; the answer itself runs as the stream is read.
+   */
+  async prepareAnswer(
+    member: Membership,
+    credential: Credential,
+    conversationId: string,
+    question: string,
+  ): Promise<TutorAnswer> {
+    const conversation = await this.own(member, conversationId);
+    await this.ensureTutor(member.organizationId, credential);
+    const { course, enrollment } = await this.reach(member, conversation.course_id);
+    if (!enrollment) throw notEnrolled();
+    await this.usage.checkQuota(member.organizationId, member.userId);
+    const now = this.clock.now();
+    const until = new Date(now.getTime() + this.config.ai.timeoutMs + ANSWER_LEASE_MARGIN_MS);
+    if (!(await this.tutor.claimAnswering(member.organizationId, member.userId, conversation.id, now, until))) {
+      throw ApiError.conflict('tutor_busy', 'This conversation is still answering a question.');
+    }
+    const release = (): Promise<void> => this.tutor.releaseAnswering(member.organizationId, conversation.id);
+    try {
+      const [found, history, user] = await Promise.all([
+        this.passages.forLearner(member, {
+          courseId: course.id,
+          lessonId: conversation.lesson_id,
+          question,
+          limit: PASSAGES,
+        }),
+        this.tutor.messages(member.organizationId, conversation.id, HISTORY),
+        this.users.getById(member.userId),
+      ]);
+      const userMessageId = randomUUID();
+      const userMessageAt = this.clock.now();
+      await this.tutor.insertMessage(member.organizationId, conversation.id, {
+        id: userMessageId,
+        role: 'user',
+        content: question,
+        citations: [],
+        status: 'complete',
+        input_tokens: null,
+        output_tokens: null,
+        provider: null,
+        model: null,
+        finish_reason: null,
+        created_at: userMessageAt,
+      });
+      const passages: NumberedPassage[] = found.map((p, i) => ({
+        index: i + 1,
+        chunk_id: p.chunk_id,
+        lesson_id: p.lesson_id,
+        lesson_title: p.lesson_title,
+        lesson_position: p.lesson_position,
+        text: p.text,
+      }));
+      return new TutorAnswer(
+        {
+          organizationId: member.organizationId,
+          userId: member.userId,
+          conversationId: conversation.id,
+          userMessageId,
+          userMessageAt,
+          locale: user.locale,
+          course: { title: course.title, language: course.language },
+          passages,
+          history: history.filter((m) => m.content.length > 0).map((m) => ({ role: m.role, content: m.content })),
+          question,
+          urlOf: (lessonId) => `${this.config.webUrl}/courses/${course.slug}/lessons/${lessonId}`,
+        },
+        {
+          tutor: this.tutor,
+          usage: this.usage,
+          transactions: this.transactions,
+          clock: this.clock,
+          provider: this.provider,
+          local: this.local,
+          maxOutputTokens: this.config.ai.maxOutputTokens,
+          release,
+        },
+      );
+    } catch (err) {
+      await release();
+      throw err;
+    }
+  }
+
+  /** The organization's switches: tutor on (else 404 `feature_disabled`), minors allowed (else 403). */
+  private async ensureTutor(organizationId: string, credential: Credential): Promise<void> {
+    const switches = await this.usage.tutorSwitches(organizationId);
+    if (!switches.tutorEnabled) {
+      throw ApiError.notFound('The AI tutor is switched off in this organization.', 'feature_disabled');
+    }
+    if (credential.minor && !switches.minorsAllowed) {
+      throw ApiError.forbidden('This organization does not offer the AI tutor to minors.', 'minor_restricted');
+    }
+  }
+
+  private async own(member: Membership, conversationId: string): Promise<ConversationRow> {
+    const row = await this.tutor.find(member.organizationId, member.userId, idOr404(conversationId));
+    if (!row) throw ApiError.notFound();
+    return row;
+  }
+
+  private async reach(member: Membership, courseId: string): Promise<ReachableCourse> {
+    const reachable = await this.catalog.reachable(member.organizationId, member.userId, courseId);
+    if (!reachable) throw ApiError.notFound();
+    return reachable;
+  }
+}
+
+function toDto(row: ConversationRow): ConversationDto {
+  return {
+    id: row.id,
+    course_id: row.course_id,
+    lesson_id: row.lesson_id,
+    title: row.title,
+    messages_count: row.messages_count,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function toMessageDto(row: MessageRow): TutorMessageDto {
+  return {
+    id: row.id,
+    role: row.role,
+    content: row.content,
+    citations: row.citations,
+    status: row.status,
+    usage:
+      row.input_tokens === null || row.output_tokens === null
+        ? null
+        : { input_tokens: row.input_tokens, output_tokens: row.output_tokens },
+    provider: row.provider,
+    model: row.model,
+    created_at: row.created_at.toISOString(),
+  };
+}
