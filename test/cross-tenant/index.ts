@@ -11,6 +11,7 @@ import { organizationRoutes } from './organizations.routes';
 import { pathRoutes } from './paths.routes';
 import type { ScopedRoute } from './route';
 import { ssoRoutes } from './sso.routes';
+import { tutorRoutes } from './tutor.routes';
 
 /** Every organization-scoped operation. A new area adds its file here. */
 export const SCOPED_ROUTES: ScopedRoute[] = [
@@ -26,4 +27,5 @@ export const SCOPED_ROUTES: ScopedRoute[] = [
   ...ssoRoutes,
   ...announcementRoutes,
   ...examRoutes,
+  ...tutorRoutes,
 ];

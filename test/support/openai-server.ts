@@ -102,7 +102,7 @@ export class FakeOpenAi {
       socket.once('close', () => this.sockets.delete(socket));
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/v1`;
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/v1`;
   }
 
   /** Queues behaviours for the next requests, in order. */

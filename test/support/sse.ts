@@ -50,7 +50,7 @@ export async function postSse(agent: TestAgent, path: string, body: object): Pro
     .post(path)
     .send(body)
     .buffer(true)
-    .parse((response: IncomingMessage, done: (err: Error | null, body: string) => void) => {
+    .parse((response, done) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (part: string) => (text += part));
