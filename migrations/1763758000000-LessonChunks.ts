@@ -25,8 +25,8 @@ export async function backfillLessonChunks(q: QueryRunner): Promise<number> {
 
 /**
  * Retrieval for the AI tutor (extensions-v2 23.2): each lesson cut into passages with a full-text vector built like
- * the lesson vectors (plain and accent-folded stems of the course language; the lesson title weighted A, the
- * passage B). Derived data of `lessons`, kept by the editor in the transaction of each lesson write.
+ * the lesson vectors (plain and accent-folded stems of the course language; the passage weighted B, the lesson
+ * title D). Derived data of `lessons`, kept by the editor in the transaction of each lesson write.
  */
 export class LessonChunks1763758000000 implements MigrationInterface {
   name = 'LessonChunks1763758000000';

@@ -29,7 +29,7 @@ describe('tutor on the embedded database', () => {
     const { user: learner } = await users.findOrCreate('learner@embedded.test', 'en');
     const editor = t.app.get(EditorService);
     const course = await editor.create({ title: 'Python basics', language: 'en', level: 'beginner' }, author.id);
-    const lessons = [];
+    const lessons: { id: string }[] = [];
     for (const lesson of PYTHON_LESSONS) lessons.push(await editor.createLesson(course.id, lesson));
     await editor.publish(course.id, author.id);
 

@@ -58,7 +58,7 @@ describe('tutor with an OpenAI-compatible provider', () => {
         AI_BASE_URL: baseUrl,
         AI_MODEL: 'fake-model',
         AI_API_KEY: 'sk-test-key',
-        AI_TIMEOUT_MS: '2000',
+        AI_TIMEOUT_MS: '4000', // the timeout cases wait this long; the others must never come near it
         PLATFORM_ADMIN_EMAILS: 'editor@platform.test',
       },
     });
@@ -271,7 +271,10 @@ describe('tutor with an OpenAI-compatible provider', () => {
     ai.next(streamThenHang(['Slow ']));
     const id = await start();
     const sse = openSse(t, learner, `${conversations()}/${id}/messages`, { content: 'What is a list?' });
-    for await (const event of sse.events) if (event.event === 'delta') break;
+    // Read up to the first piece without leaving the loop (leaving it would close the connection).
+    for (let next = await sse.events.next(); next.value?.event !== 'delta'; next = await sse.events.next()) {
+      if (next.done) throw new Error('the stream ended early');
+    }
     const busy = await ask(id, 'Another question?');
     expect([busy.status, busy.body.error.code]).toEqual([409, 'tutor_busy']);
     // Another conversation of the same learner is not held.

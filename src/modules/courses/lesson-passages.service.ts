@@ -28,9 +28,12 @@ export class LessonPassagesService {
    * reading a lesson. Anything else finds nothing, whatever the caller checked before.
    */
   async forLearner(reader: Reader, query: RetrievalQuery): Promise<Passage[]> {
-    const reachable = await this.catalog.reachable(reader.organizationId, reader.userId, query.courseId);
+    // Asked together; the passages are dropped unless the reader may read them.
+    const [reachable, passages] = await Promise.all([
+      this.catalog.reachable(reader.organizationId, reader.userId, query.courseId),
+      this.retriever.retrieve(query),
+    ]);
     if (!reachable?.enrollment || reachable.course.id !== query.courseId) return [];
-    const passages = await this.retriever.retrieve(query);
     return passages.filter((p) => p.course_id === query.courseId);
   }
 

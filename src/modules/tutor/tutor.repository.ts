@@ -128,14 +128,20 @@ export class TutorRepository {
     );
   }
 
-  /** Appends a message; the conversation counts it, takes its title from the first question, and is updated now. */
+  /**
+   * Appends a message, in one statement: the conversation counts it, takes its title from the first question, and
+   * is updated now. Nothing is written unless the conversation belongs to the organization.
+   */
   async insertMessage(organizationId: string, conversationId: string, message: NewMessage, tx?: Tx): Promise<void> {
-    const db = this.db(tx);
-    await db.query(
-      `INSERT INTO tutor_messages (id, conversation_id, role, content, citations, status, input_tokens, output_tokens,
+    await this.db(tx).query(
+      `WITH conversation AS (
+         UPDATE tutor_conversations SET messages_count = messages_count + 1, updated_at = $12,
+           title = coalesce(title, CASE WHEN $3 = 'user' THEN left($4, 80) END)
+         WHERE id = $2 AND organization_id = $13 RETURNING id
+       )
+       INSERT INTO tutor_messages (id, conversation_id, role, content, citations, status, input_tokens, output_tokens,
          provider, model, finish_reason, created_at)
-       SELECT $1, c.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 FROM tutor_conversations c
-       WHERE c.id = $2 AND c.organization_id = $13`,
+       SELECT $1, c.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12 FROM conversation c`,
       [
         message.id,
         conversationId,
@@ -151,12 +157,6 @@ export class TutorRepository {
         message.created_at,
         organizationId,
       ],
-    );
-    await db.query(
-      `UPDATE tutor_conversations SET messages_count = messages_count + 1, updated_at = $3,
-         title = coalesce(title, CASE WHEN $4 = 'user' THEN left($5, 80) END)
-       WHERE id = $2 AND organization_id = $1`,
-      [organizationId, conversationId, message.created_at, message.role, message.content],
     );
   }
 

@@ -62,7 +62,7 @@ export class TutorService {
    * lesson (404), the enrollment (403 `not_enrolled`).
    */
   async create(member: Membership, credential: Credential, dto: CreateConversationDto): Promise<ConversationDto> {
-    await this.ensureTutor(member.organizationId, credential);
+    this.ensureTutor(await this.usage.tutorSwitches(member.organizationId), credential);
     const { course, enrollment } = await this.reach(member, dto.course_id);
     if (dto.lesson_id && !(await this.catalog.lesson(course.id, dto.lesson_id))) throw ApiError.notFound();
     if (!enrollment) throw notEnrolled();
@@ -107,10 +107,19 @@ export class TutorService {
     question: string,
   ): Promise<TutorAnswer> {
     const conversation = await this.own(member, conversationId);
-    await this.ensureTutor(member.organizationId, credential);
-    const { course, enrollment } = await this.reach(member, conversation.course_id);
-    if (!enrollment) throw notEnrolled();
-    await this.usage.checkQuota(member.organizationId, member.userId);
+    // The checks read independent rows: they run together and are judged in the order of the spec.
+    const [switches, reachable, quota, user] = await Promise.allSettled([
+      this.usage.tutorSwitches(member.organizationId),
+      this.catalog.reachable(member.organizationId, member.userId, conversation.course_id),
+      this.usage.checkQuota(member.organizationId, member.userId),
+      this.users.getById(member.userId),
+    ]);
+    this.ensureTutor(settled(switches), credential);
+    const reached = settled(reachable);
+    if (!reached) throw ApiError.notFound();
+    if (!reached.enrollment) throw notEnrolled();
+    settled(quota);
+    const { course } = reached;
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.config.ai.timeoutMs + ANSWER_LEASE_MARGIN_MS);
     if (!(await this.tutor.claimAnswering(member.organizationId, member.userId, conversation.id, now, until))) {
@@ -118,7 +127,7 @@ export class TutorService {
     }
     const release = (): Promise<void> => this.tutor.releaseAnswering(member.organizationId, conversation.id);
     try {
-      const [found, history, user] = await Promise.all([
+      const [found, history] = await Promise.all([
         this.passages.forLearner(member, {
           courseId: course.id,
           lessonId: conversation.lesson_id,
@@ -126,7 +135,6 @@ export class TutorService {
           limit: PASSAGES,
         }),
         this.tutor.messages(member.organizationId, conversation.id, HISTORY),
-        this.users.getById(member.userId),
       ]);
       const userMessageId = randomUUID();
       const userMessageAt = this.clock.now();
@@ -158,7 +166,7 @@ export class TutorService {
           conversationId: conversation.id,
           userMessageId,
           userMessageAt,
-          locale: user.locale,
+          locale: settled(user).locale,
           course: { title: course.title, language: course.language },
           passages,
           history: history.filter((m) => m.content.length > 0).map((m) => ({ role: m.role, content: m.content })),
@@ -183,8 +191,7 @@ export class TutorService {
   }
 
   /** The organization's switches: tutor on (else 404 `feature_disabled`), minors allowed (else 403). */
-  private async ensureTutor(organizationId: string, credential: Credential): Promise<void> {
-    const switches = await this.usage.tutorSwitches(organizationId);
+  private ensureTutor(switches: { tutorEnabled: boolean; minorsAllowed: boolean }, credential: Credential): void {
     if (!switches.tutorEnabled) {
       throw ApiError.notFound('The AI tutor is switched off in this organization.', 'feature_disabled');
     }
@@ -204,6 +211,12 @@ export class TutorService {
     if (!reachable) throw ApiError.notFound();
     return reachable;
   }
+}
+
+/** The value of a settled promise, or its error thrown. */
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
 }
 
 function toDto(row: ConversationRow): ConversationDto {
