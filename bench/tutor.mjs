@@ -31,10 +31,18 @@ async function signIn(base, mail, email) {
   const ip = `10.77.${Math.floor(++ipCounter / 250)}.${ipCounter % 250}`;
   const headers = { 'content-type': 'application/json', 'x-forwarded-for': ip };
   const codePromise = mail.nextCode(email);
-  const req = await fetch(`${base}/api/v1/auth/otp/request`, { method: 'POST', headers, body: JSON.stringify({ email }) });
+  const req = await fetch(`${base}/api/v1/auth/otp/request`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ email }),
+  });
   if (req.status !== 200) throw new Error(`otp/request answered ${req.status}`);
   const code = await codePromise;
-  const res = await fetch(`${base}/api/v1/auth/otp/verify`, { method: 'POST', headers, body: JSON.stringify({ email, code }) });
+  const res = await fetch(`${base}/api/v1/auth/otp/verify`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ email, code }),
+  });
   if (res.status !== 200) throw new Error(`otp/verify answered ${res.status}`);
   const cookie = res.headers
     .getSetCookie()
@@ -120,13 +128,19 @@ try {
   await call(base, editor, 'POST', `/api/v1/editor/courses/${course.id}/publish`);
   const topicOf = new Map(made.map((l) => [l.id, l.topic]));
   await client.query('VACUUM ANALYZE lesson_chunks');
-  const [{ chunks }] = (await client.query(`SELECT count(*)::int AS chunks FROM lesson_chunks WHERE course_id = $1`, [course.id])).rows;
+  const [{ chunks }] = (
+    await client.query(`SELECT count(*)::int AS chunks FROM lesson_chunks WHERE course_id = $1`, [course.id])
+  ).rows;
 
   // Learners: each with an organization of their own, enrolled, with one conversation.
   const learners = [];
   for (let i = 0; i < LEARNERS; i++) {
     const who = await signIn(base, mail, `learner${i}@bench.test`);
-    await call(base, who, 'PUT', '/api/v1/me/onboarding', { name: `Learner ${i}`, locale: 'en', adult_confirmed: true });
+    await call(base, who, 'PUT', '/api/v1/me/onboarding', {
+      name: `Learner ${i}`,
+      locale: 'en',
+      adult_confirmed: true,
+    });
     const org = (await call(base, who, 'POST', '/api/v1/organizations', { name: `Bench ${i}` })).organization.id;
     await call(base, who, 'POST', `/api/v1/organizations/${org}/courses/${course.id}/enroll`);
     const conversation = (
@@ -136,7 +150,9 @@ try {
   }
 
   // The retrieval statement itself, through pg, with the service's own class.
-  const retriever = new FullTextPassageRetriever({ query: async (sql, params) => (await client.query(sql, params)).rows });
+  const retriever = new FullTextPassageRetriever({
+    query: async (sql, params) => (await client.query(sql, params)).rows,
+  });
 
   const ttfe = [];
   const totals = [];
@@ -154,7 +170,12 @@ try {
       const t0 = performance.now();
       await call(base, who, 'GET', `/api/v1/organizations/${who.org}/tutor/conversations?limit=1`);
       const t1 = performance.now();
-      const found = await retriever.retrieve({ courseId: course.id, lessonId: null, question: topic.question, limit: 6 });
+      const found = await retriever.retrieve({
+        courseId: course.id,
+        lessonId: null,
+        question: topic.question,
+        limit: 6,
+      });
       const t2 = performance.now();
       if (round < 0) {
         // Warm-up round; its answers give the precision (the answers are deterministic).

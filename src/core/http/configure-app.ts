@@ -53,7 +53,7 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   const corsMiddleware = cors({
     origin: [...config.corsOrigins],
     credentials: true,
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'ETag', 'WWW-Authenticate', 'Content-Disposition'],
+    exposedHeaders: ['X-Request-Id', 'Retry-After', 'X-AI-Quota', 'ETag', 'WWW-Authenticate', 'Content-Disposition'],
     maxAge: 600,
   });
   // The OAuth protocol endpoints and discovery documents are called by third-party tools from any origin and never
