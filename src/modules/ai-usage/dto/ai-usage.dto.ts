@@ -1,5 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, Min, registerDecorator, ValidateIf } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  registerDecorator,
+  ValidateIf,
+} from 'class-validator';
 
 export const AI_FEATURES = ['tutor', 'quiz_proposal'] as const;
 export const AI_PROVIDERS = ['local', 'openai_compatible'] as const;
@@ -47,6 +58,7 @@ export class UsagePeriodQueryDto {
     description: 'First UTC date (inclusive); default the first day of the current month',
   })
   @IsOptional()
+  @MaxLength(10)
   @Matches(DATE)
   @IsCalendarDate()
   from?: string;
@@ -58,6 +70,7 @@ export class UsagePeriodQueryDto {
     description: 'Last UTC date (inclusive); default the last day of the month of `from`. At most 366 days in all',
   })
   @IsOptional()
+  @MaxLength(10)
   @Matches(DATE)
   @IsCalendarDate()
   to?: string;

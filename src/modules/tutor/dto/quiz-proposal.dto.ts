@@ -34,7 +34,10 @@ export class CreateQuizProposalDto {
 
 export class AcceptQuizProposalDto {
   @ApiProperty({
-    type: [Number],
+    type: 'integer',
+    isArray: true,
+    minimum: 1,
+    maximum: 10,
     minItems: 1,
     maxItems: 10,
     uniqueItems: true,

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import { IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
 import { AI_PROVIDERS, type AiProviderName } from '@/modules/ai-usage/dto/ai-usage.dto';
 
@@ -12,6 +12,7 @@ export const MESSAGE_MAX = 4000;
 export class CreateConversationDto {
   @ApiProperty({ format: 'uuid', maxLength: 36, description: 'A course of the organization the caller is enrolled in' })
   @Transform(lower)
+  @MaxLength(36)
   @IsUUID('all')
   course_id!: string;
 
@@ -22,6 +23,7 @@ export class CreateConversationDto {
   })
   @IsOptional()
   @Transform(lower)
+  @MaxLength(36)
   @IsUUID('all')
   lesson_id?: string;
 }
@@ -30,6 +32,7 @@ export class ConversationQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ format: 'uuid', maxLength: 36 })
   @IsOptional()
   @Transform(lower)
+  @MaxLength(36)
   @IsUUID('all')
   course_id?: string;
 }
