@@ -47,7 +47,7 @@ describe('tutor on the embedded database', () => {
     const { organization } = await t.app
       .get(OrganizationsService)
       .create({ ...credential, userId: author.id }, { name: 'Embedded org' }, undefined);
-    await t.app.get(OrganizationsService).addMember(organization.id, learner.id, 'student');
+    await t.app.get(OrganizationsService).addMember(organization.id, learner.id, 'student', null);
     const member = { organizationId: organization.id, userId: learner.id, role: 'student' as const };
     await t.app.get(ProgressService).enroll(member, course.id);
 
