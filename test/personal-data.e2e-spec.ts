@@ -95,6 +95,11 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
         (SELECT count(*)::int FROM sso_connections WHERE created_by = $1) AS sso_connections_created,
         (SELECT count(*)::int FROM announcements WHERE created_by = $1) AS announcements_written,
         (SELECT count(*)::int FROM announcement_dismissals WHERE user_id = $1) AS announcement_dismissals,
+        (SELECT count(*)::int FROM tutor_conversations WHERE user_id = $1) AS tutor_conversations,
+        (SELECT count(*)::int FROM tutor_messages m JOIN tutor_conversations c ON c.id = m.conversation_id
+          WHERE c.user_id = $1) AS tutor_messages,
+        (SELECT count(*)::int FROM ai_usage WHERE user_id = $1) AS ai_usage_named,
+        (SELECT count(*)::int FROM quiz_proposals WHERE created_by = $1) AS quiz_proposals_created,
         (SELECT count(*)::int FROM issued_certificates WHERE user_id = $1) AS certificates_kept,
         (SELECT count(*)::int FROM exam_sessions WHERE user_id = $1) AS exam_sessions,
         (SELECT count(*)::int FROM exam_session_questions q JOIN exam_sessions s ON s.id = q.session_id
@@ -166,6 +171,17 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
       .post(orgUrl(`/courses/${course.id}/ratings`))
       .send({ stars: 4, comment: `From ${name}` })
       .expect(200);
+    // A tutor conversation with a question and its answer (metered), and a quiz proposal they asked for.
+    const conversation = await s.agent.post(orgUrl('/tutor/conversations')).send({ course_id: course.id }).expect(201);
+    await s.agent
+      .post(orgUrl(`/tutor/conversations/${conversation.body.id}/messages`))
+      .send({ content: `What does ${name} need to know?` })
+      .expect(200);
+    await t.db.query(
+      `INSERT INTO quiz_proposals (course_id, lesson_id, status, count, kinds, created_by, created_at)
+       VALUES ($1, $2, 'queued', 3, '{single}', $3, now())`,
+      [course.id, course.lessons[0].id, id],
+    );
     // A course and a path of the shared catalog they authored.
     await makeCourse(t, id, { title: `Course by ${name}`, publish: false });
     await t.db.query(`INSERT INTO learning_paths (slug, title, kind, created_by) VALUES ($1, $2, 'path', $3)`, [
@@ -487,6 +503,16 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
         expect.objectContaining({ name: 'Alice E.', outcome: 'skipped' }),
       ]);
       expect(exportA['audit.entries'].length).toBeGreaterThan(5);
+      expect(exportA['tutor.conversations']).toEqual([
+        expect.objectContaining({
+          messages: [
+            expect.objectContaining({ role: 'user', content: 'What does Alice Erasable need to know?' }),
+            expect.objectContaining({ role: 'assistant', status: 'complete' }),
+          ],
+        }),
+      ]);
+      const aiRows = (await t.db.query(`SELECT count(*)::int AS n FROM ai_usage WHERE organization_id = $1`, [org]))[0]
+        .n;
       const graded = exportA['audit.entries'].find((e) => e.action === 'capstone.graded');
       expect(graded?.metadata).toEqual({ path_id: programId, score: 90, status: 'passed' });
 
@@ -506,6 +532,10 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
       expect(kept).toBe(before.a.certificates_kept);
       expect(audit).toBe(before.a.audit_kept);
       expect(Object.entries(gone).filter(([, n]) => n !== 0)).toEqual([]);
+      // The AI usage of the organization keeps its rows (its totals stay right), without A.
+      expect((await t.db.query(`SELECT count(*)::int AS n FROM ai_usage WHERE organization_id = $1`, [org]))[0].n).toBe(
+        aiRows,
+      );
       // The import rows that named A keep their number and outcome.
       const [importRow] = await t.db.query(
         `SELECT email, name, outcome, reason FROM member_import_rows WHERE row_number = 1 AND name IS NULL AND outcome = 'skipped'`,
