@@ -3,8 +3,9 @@
 // bench/tutor-course.mjs through the editor API (so its passages are cut and indexed as in production), signs
 // learners in, and asks the 20 questions written for the course, sequentially, reading each answer as a stream:
 // time to the first server-sent event and to the end of the stream (p50/p95/p99). Baselines in the same run: an
-// authenticated JSON read of the same area (`GET .../tutor/conversations?limit=1`) and the retrieval statement
-// itself through pg (the service's own class from dist/). Retrieval precision: for each question, the share of the
+// authenticated JSON read of the same area (`GET .../tutor/conversations?limit=1`), a write of it (`POST
+// .../tutor/conversations`: the same checks and one committed insert) and the retrieval statement itself through
+// pg (the service's own class from dist/). Retrieval precision: for each question, the share of the
 // passages found (top 6, and the 3 the local tutor quotes) that come from the lessons of its topic.
 // Needs PostgreSQL and Redis on their local ports (or BENCH_ADMIN_DATABASE_URL / BENCH_REDIS_URL).
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -157,6 +158,7 @@ try {
   const ttfe = [];
   const totals = [];
   const floor = [];
+  const write = [];
   const sql = [];
   const precision = TOPICS.map(() => ({ top6: 0, cited: 0, first: 0 }));
   let n = 0;
@@ -170,6 +172,8 @@ try {
       const t0 = performance.now();
       await call(base, who, 'GET', `/api/v1/organizations/${who.org}/tutor/conversations?limit=1`);
       const t1 = performance.now();
+      await call(base, who, 'POST', `/api/v1/organizations/${who.org}/tutor/conversations`, { course_id: course.id });
+      const tw = performance.now();
       const found = await retriever.retrieve({
         courseId: course.id,
         lessonId: null,
@@ -177,6 +181,8 @@ try {
         limit: 6,
       });
       const t2 = performance.now();
+      const writeMs = tw - t1;
+      const sqlMs = t2 - tw;
       if (round < 0) {
         // Warm-up round; its answers give the precision (the answers are deterministic).
         const cited = answer.events.filter((e) => e.event === 'citation').map((e) => topicOf.get(e.data.lesson_id));
@@ -191,7 +197,8 @@ try {
       ttfe.push(answer.first);
       totals.push(answer.total);
       floor.push(t1 - t0);
-      sql.push(t2 - t1);
+      write.push(writeMs);
+      sql.push(sqlMs);
     }
   }
 
@@ -204,6 +211,7 @@ try {
     `tutor: first server-sent event              ${fmt(stats(ttfe).p50)}${fmt(stats(ttfe).p95)}${fmt(stats(ttfe).p99)}${fmt(stats(ttfe).max)}`,
     `tutor: whole answer (stream end)            ${fmt(stats(totals).p50)}${fmt(stats(totals).p95)}${fmt(stats(totals).p99)}${fmt(stats(totals).max)}`,
     `baseline: GET .../tutor/conversations       ${fmt(stats(floor).p50)}${fmt(stats(floor).p95)}${fmt(stats(floor).p99)}${fmt(stats(floor).max)}`,
+    `baseline: POST .../tutor/conversations      ${fmt(stats(write).p50)}${fmt(stats(write).p95)}${fmt(stats(write).p99)}${fmt(stats(write).max)}`,
     `baseline: retrieval SQL through pg          ${fmt(stats(sql).p50)}${fmt(stats(sql).p95)}${fmt(stats(sql).p99)}${fmt(stats(sql).max)}`,
     `retrieval precision over ${TOPICS.length} questions: top passage from the topic ${(mean(precision.map((p) => p.first)) * 100).toFixed(0)} %, ` +
       `precision@6 ${(mean(precision.map((p) => p.top6)) * 100).toFixed(1)} %, quoted passages (top 3) ${(mean(precision.map((p) => p.cited)) * 100).toFixed(1)} %`,
@@ -217,7 +225,7 @@ try {
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(
     `bench/results/tutor-${new Date().toISOString().replace(/[:.]/g, '-')}.json`,
-    JSON.stringify({ ttfe, totals, floor, sql, precision, parts: PARTS, errors }, null, 2),
+    JSON.stringify({ ttfe, totals, floor, write, sql, precision, parts: PARTS, errors }, null, 2),
   );
 } finally {
   await client.end();

@@ -46,8 +46,6 @@ export interface AnswerDeps {
   provider: AiProvider;
   local: AiProvider;
   maxOutputTokens: number;
-  /** Frees the conversation for its next answer (always called once the answer ends). */
-  release: () => Promise<void>;
 }
 
 interface Usage {
@@ -71,6 +69,8 @@ interface Progress {
  */
 export class TutorAnswer {
   readonly assistantMessageId = randomUUID();
+  /** The conversation is free again (released with the stored answer, or at the end whatever happened). */
+  private released = false;
 
   constructor(
     private readonly ctx: AnswerContext,
@@ -94,7 +94,7 @@ export class TutorAnswer {
       if (declining) yield* this.decline();
       else yield* this.answer(signal);
     } finally {
-      await this.deps.release();
+      if (!this.released) await this.deps.tutor.releaseAnswering(this.ctx.organizationId, this.ctx.conversationId);
     }
   }
 
@@ -181,7 +181,7 @@ export class TutorAnswer {
     return { input_tokens: estimateTokens(input), output_tokens: estimateTokens(text) };
   }
 
-  /** The assistant message and its metered call, in one transaction. */
+  /** The assistant message and its metered call, in one transaction that also frees the conversation. */
   private async store(
     progress: Progress & { usage: Usage },
     provider: AiProvider,
@@ -226,7 +226,9 @@ export class TutorAnswer {
         },
         tx,
       );
+      await this.deps.tutor.releaseAnswering(this.ctx.organizationId, this.ctx.conversationId, tx);
     });
+    this.released = true;
   }
 
   private done(usage: Usage, provider: AiProvider, finish: 'stop' | 'length'): TutorEvent {

@@ -110,9 +110,16 @@ export class TutorRepository {
    * Takes the conversation's answering slot until `until` (one answer at a time, across instances); false when an
    * answer holds it. The slot of an answer whose process died frees itself at `until`.
    */
-  async claimAnswering(organizationId: string, userId: string, id: string, now: Date, until: Date): Promise<boolean> {
+  async claimAnswering(
+    organizationId: string,
+    userId: string,
+    id: string,
+    now: Date,
+    until: Date,
+    tx: Tx,
+  ): Promise<boolean> {
     // An UPDATE answers [rows, count] through TypeORM.
-    const [rows] = await this.dataSource.query<[unknown[], number]>(
+    const [rows] = await tx.manager.query<[unknown[], number]>(
       `UPDATE tutor_conversations SET answering_until = $5
        WHERE id = $3 AND organization_id = $1 AND user_id = $2 AND (answering_until IS NULL OR answering_until <= $4)
        RETURNING id`,
@@ -121,8 +128,8 @@ export class TutorRepository {
     return rows.length === 1;
   }
 
-  async releaseAnswering(organizationId: string, id: string): Promise<void> {
-    await this.dataSource.query(
+  async releaseAnswering(organizationId: string, id: string, tx?: Tx): Promise<void> {
+    await this.db(tx).query(
       `UPDATE tutor_conversations SET answering_until = NULL WHERE id = $2 AND organization_id = $1`,
       [organizationId, id],
     );

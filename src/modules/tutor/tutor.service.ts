@@ -107,12 +107,20 @@ export class TutorService {
     question: string,
   ): Promise<TutorAnswer> {
     const conversation = await this.own(member, conversationId);
-    // The checks read independent rows: they run together and are judged in the order of the spec.
-    const [switches, reachable, quota, user] = await Promise.allSettled([
+    // The checks and the retrieval read independent rows: they run together, and the checks are judged in the
+    // order of the spec (retrieval finds nothing for someone who may not read the course).
+    const [switches, reachable, quota, user, found, history] = await Promise.allSettled([
       this.usage.tutorSwitches(member.organizationId),
       this.catalog.reachable(member.organizationId, member.userId, conversation.course_id),
       this.usage.checkQuota(member.organizationId, member.userId),
       this.users.getById(member.userId),
+      this.passages.forLearner(member, {
+        courseId: conversation.course_id,
+        lessonId: conversation.lesson_id,
+        question,
+        limit: PASSAGES,
+      }),
+      this.tutor.messages(member.organizationId, conversation.id, HISTORY),
     ]);
     this.ensureTutor(settled(switches), credential);
     const reached = settled(reachable);
@@ -120,74 +128,78 @@ export class TutorService {
     if (!reached.enrollment) throw notEnrolled();
     settled(quota);
     const { course } = reached;
-    const now = this.clock.now();
-    const until = new Date(now.getTime() + this.config.ai.timeoutMs + ANSWER_LEASE_MARGIN_MS);
-    if (!(await this.tutor.claimAnswering(member.organizationId, member.userId, conversation.id, now, until))) {
-      throw ApiError.conflict('tutor_busy', 'This conversation is still answering a question.');
-    }
-    const release = (): Promise<void> => this.tutor.releaseAnswering(member.organizationId, conversation.id);
-    try {
-      const [found, history] = await Promise.all([
-        this.passages.forLearner(member, {
-          courseId: course.id,
-          lessonId: conversation.lesson_id,
-          question,
-          limit: PASSAGES,
-        }),
-        this.tutor.messages(member.organizationId, conversation.id, HISTORY),
-      ]);
-      const userMessageId = randomUUID();
-      const userMessageAt = this.clock.now();
-      await this.tutor.insertMessage(member.organizationId, conversation.id, {
-        id: userMessageId,
-        role: 'user',
-        content: question,
-        citations: [],
-        status: 'complete',
-        input_tokens: null,
-        output_tokens: null,
-        provider: null,
-        model: null,
-        finish_reason: null,
-        created_at: userMessageAt,
-      });
-      const passages: NumberedPassage[] = found.map((p, i) => ({
-        index: i + 1,
-        chunk_id: p.chunk_id,
-        lesson_id: p.lesson_id,
-        lesson_title: p.lesson_title,
-        lesson_position: p.lesson_position,
-        text: p.text,
-      }));
-      return new TutorAnswer(
-        {
-          organizationId: member.organizationId,
-          userId: member.userId,
-          conversationId: conversation.id,
-          userMessageId,
+    // The answering slot and the question in one transaction: one commit before the stream starts.
+    const userMessageId = randomUUID();
+    const userMessageAt = this.clock.now();
+    const until = new Date(userMessageAt.getTime() + this.config.ai.timeoutMs + ANSWER_LEASE_MARGIN_MS);
+    const claimed = await this.transactions.run(async (tx) => {
+      if (
+        !(await this.tutor.claimAnswering(
+          member.organizationId,
+          member.userId,
+          conversation.id,
           userMessageAt,
-          locale: settled(user).locale,
-          course: { title: course.title, language: course.language },
-          passages,
-          history: history.filter((m) => m.content.length > 0).map((m) => ({ role: m.role, content: m.content })),
-          question,
-          urlOf: (lessonId) => `${this.config.webUrl}/courses/${course.slug}/lessons/${lessonId}`,
-        },
+          until,
+          tx,
+        ))
+      ) {
+        return false;
+      }
+      await this.tutor.insertMessage(
+        member.organizationId,
+        conversation.id,
         {
-          tutor: this.tutor,
-          usage: this.usage,
-          transactions: this.transactions,
-          clock: this.clock,
-          provider: this.provider,
-          local: this.local,
-          maxOutputTokens: this.config.ai.maxOutputTokens,
-          release,
+          id: userMessageId,
+          role: 'user',
+          content: question,
+          citations: [],
+          status: 'complete',
+          input_tokens: null,
+          output_tokens: null,
+          provider: null,
+          model: null,
+          finish_reason: null,
+          created_at: userMessageAt,
         },
+        tx,
       );
-    } catch (err) {
-      await release();
-      throw err;
-    }
+      return true;
+    });
+    if (!claimed) throw ApiError.conflict('tutor_busy', 'This conversation is still answering a question.');
+    const passages: NumberedPassage[] = settled(found).map((p, i) => ({
+      index: i + 1,
+      chunk_id: p.chunk_id,
+      lesson_id: p.lesson_id,
+      lesson_title: p.lesson_title,
+      lesson_position: p.lesson_position,
+      text: p.text,
+    }));
+    return new TutorAnswer(
+      {
+        organizationId: member.organizationId,
+        userId: member.userId,
+        conversationId: conversation.id,
+        userMessageId,
+        userMessageAt,
+        locale: settled(user).locale,
+        course: { title: course.title, language: course.language },
+        passages,
+        history: settled(history)
+          .filter((m) => m.content.length > 0)
+          .map((m) => ({ role: m.role, content: m.content })),
+        question,
+        urlOf: (lessonId) => `${this.config.webUrl}/courses/${course.slug}/lessons/${lessonId}`,
+      },
+      {
+        tutor: this.tutor,
+        usage: this.usage,
+        transactions: this.transactions,
+        clock: this.clock,
+        provider: this.provider,
+        local: this.local,
+        maxOutputTokens: this.config.ai.maxOutputTokens,
+      },
+    );
   }
 
   /** The organization's switches: tutor on (else 404 `feature_disabled`), minors allowed (else 403). */
