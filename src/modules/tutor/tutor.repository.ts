@@ -108,7 +108,8 @@ export class TutorRepository {
 
   /**
    * Takes the conversation's answering slot until `until` (one answer at a time, across instances); false when an
-   * answer holds it. The slot of an answer whose process died frees itself at `until`.
+   * answer holds it. The slot of an answer whose process died frees itself at `until`. Opens `tx`: it must be the
+   * transaction's first statement.
    */
   async claimAnswering(
     organizationId: string,
@@ -118,6 +119,10 @@ export class TutorRepository {
     until: Date,
     tx: Tx,
   ): Promise<boolean> {
+    // The slot and the question need no durable commit (a crash loses the answer anyway, and the lease frees
+    // itself): the transaction commits without waiting for the WAL flush, which the first streamed event would
+    // otherwise wait for. Metered calls are never written this way.
+    await tx.manager.query(`SET LOCAL synchronous_commit TO OFF`);
     // An UPDATE answers [rows, count] through TypeORM.
     const [rows] = await tx.manager.query<[unknown[], number]>(
       `UPDATE tutor_conversations SET answering_until = $5
