@@ -406,7 +406,7 @@ describe('tutor with the local provider', () => {
       const minor = await student();
       await enroll(minor, python);
       const id = await start(minor, { course_id: python.id });
-      await t.app.get(UsersRepository).update(minor.user.id, { ageBracket: 'under_18' });
+      await t.app.get(UsersRepository).update(minor.user.id, { ageBracket: 'under_18' }, t.clock.now());
       const create = await minor.agent.post(base()).send({ course_id: python.id }).expect(403);
       expect(create.body.error.code).toBe('guardian_consent_required');
       const message = await ask(minor, id, 'What is a list?');

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { AiCallStatus, AiFeature, AiProviderName, OrgGroup, PlatformGroup } from './dto/ai-usage.dto';
 import type { Window } from './quota-windows';
@@ -63,12 +64,8 @@ function totals(row: { requests: number; input_tokens: string | number; output_t
 export class AiUsageRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   async insert(call: MeteredCall, tx?: Tx): Promise<void> {
-    await this.db(tx).query(
+    await db(this.dataSource, tx).query(
       `INSERT INTO ai_usage (occurred_at, organization_id, user_id, feature, provider, model, input_tokens,
          output_tokens, status, request_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
@@ -105,7 +102,7 @@ export class AiUsageRepository {
   }
 
   async settings(organizationId: string, tx?: Tx): Promise<SettingsRow | null> {
-    const rows = await this.db(tx).query<SettingsRow[]>(
+    const rows = await db(this.dataSource, tx).query<SettingsRow[]>(
       `SELECT tutor_enabled, minors_allowed, per_member_daily_tokens FROM organization_ai_settings
        WHERE organization_id = $1`,
       [organizationId],

@@ -199,7 +199,7 @@ export class CoursesRepository {
 
   /** The passages of a lesson in order (`lesson_chunks_lesson_idx`). */
   async lessonChunks(courseId: string, lessonId: string, tx?: Tx): Promise<ChunkRow[]> {
-    return this.db(tx).query<ChunkRow[]>(
+    return db(this.dataSource, tx).query<ChunkRow[]>(
       `SELECT id, position, text FROM lesson_chunks WHERE lesson_id = $2 AND course_id = $1 ORDER BY position`,
       [courseId, lessonId],
     );

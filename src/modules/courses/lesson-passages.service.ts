@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { Tx } from '@/core/database/transaction';
 import { CatalogService } from './catalog.service';
 import { type ChunkRow, CoursesRepository } from './courses.repository';
+import { LearnerState } from './learner-state.port';
 import { type Passage, PassageRetriever, type RetrievalQuery } from './passage-retrieval';
 
 /** Who reads: a member of an organization. */
@@ -20,6 +21,7 @@ export class LessonPassagesService {
     private readonly retriever: PassageRetriever,
     private readonly catalog: CatalogService,
     private readonly courses: CoursesRepository,
+    private readonly learners: LearnerState,
   ) {}
 
   /**
@@ -30,7 +32,9 @@ export class LessonPassagesService {
   async forLearner(reader: Reader, query: RetrievalQuery): Promise<Passage[]> {
     // Asked together; the passages are dropped unless the reader may read them.
     const [reachable, passages] = await Promise.all([
-      this.catalog.reachable(reader.organizationId, reader.userId, query.courseId),
+      this.catalog.reachable(reader.organizationId, query.courseId, (courseId) =>
+        this.learners.enrollment(reader.organizationId, reader.userId, courseId),
+      ),
       this.retriever.retrieve(query),
     ]);
     if (!reachable?.enrollment || reachable.course.id !== query.courseId) return [];

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { AiProviderName } from '@/modules/ai-usage/dto/ai-usage.dto';
 import type { ProposalKindName, ProposalStatus } from './dto/quiz-proposal.dto';
@@ -51,10 +52,6 @@ const COLUMNS = `id, course_id, lesson_id, status, count, kinds, provider, model
 export class QuizProposalsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   async insert(
     values: {
       courseId: string;
@@ -75,7 +72,7 @@ export class QuizProposalsRepository {
   }
 
   async find(courseId: string, lessonId: string, id: string, tx?: Tx): Promise<ProposalRow | null> {
-    const rows = await this.db(tx).query<ProposalRow[]>(
+    const rows = await db(this.dataSource, tx).query<ProposalRow[]>(
       `SELECT ${COLUMNS} FROM quiz_proposals WHERE id = $3 AND lesson_id = $2 AND course_id = $1`,
       [courseId, lessonId, id],
     );

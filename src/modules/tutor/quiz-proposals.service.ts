@@ -6,7 +6,7 @@ import { ApiError } from '@/core/http/api-error';
 import { JobsService } from '@/core/queue/jobs.service';
 import { AiUsageService } from '@/modules/ai-usage/ai-usage.service';
 import { CatalogService } from '@/modules/courses/catalog.service';
-import { UUID_RE } from '@/modules/courses/catalog-sql';
+import { isUuid } from '@/core/http/uuid';
 import { LessonPassagesService } from '@/modules/courses/lesson-passages.service';
 import type { EditorLessonDto } from '@/modules/editor/dto/editor.dto';
 import { EditorService } from '@/modules/editor/editor.service';
@@ -28,7 +28,7 @@ const TOKENS_PER_QUESTION = 350;
 const MAX_PROPOSAL_TOKENS = 4_000;
 
 function idOr404(id: string): string {
-  if (!UUID_RE.test(id)) throw ApiError.notFound();
+  if (!isUuid(id)) throw ApiError.notFound();
   return id.toLowerCase();
 }
 

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { AiProviderName } from '@/modules/ai-usage/dto/ai-usage.dto';
 import type { Citation } from './citations';
@@ -47,15 +48,11 @@ const MESSAGE = `id, conversation_id, role, content, citations, status, input_to
 export class TutorRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  private db(tx?: Tx): EntityManager {
-    return tx?.manager ?? this.dataSource.manager;
-  }
-
   async insertConversation(
     values: { organizationId: string; userId: string; courseId: string; lessonId: string | null; now: Date },
     tx?: Tx,
   ): Promise<ConversationRow> {
-    const rows = await this.db(tx).query<ConversationRow[]>(
+    const rows = await db(this.dataSource, tx).query<ConversationRow[]>(
       `INSERT INTO tutor_conversations (organization_id, user_id, course_id, lesson_id, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5, $5) RETURNING ${CONVERSATION}`,
       [values.organizationId, values.userId, values.courseId, values.lessonId, values.now],
@@ -64,7 +61,7 @@ export class TutorRepository {
   }
 
   async find(organizationId: string, userId: string, id: string, tx?: Tx): Promise<ConversationRow | null> {
-    const rows = await this.db(tx).query<ConversationRow[]>(
+    const rows = await db(this.dataSource, tx).query<ConversationRow[]>(
       `SELECT ${CONVERSATION} FROM tutor_conversations WHERE id = $3 AND organization_id = $1 AND user_id = $2`,
       [organizationId, userId, id],
     );
@@ -134,7 +131,7 @@ export class TutorRepository {
   }
 
   async releaseAnswering(organizationId: string, id: string, tx?: Tx): Promise<void> {
-    await this.db(tx).query(
+    await db(this.dataSource, tx).query(
       `UPDATE tutor_conversations SET answering_until = NULL WHERE id = $2 AND organization_id = $1`,
       [organizationId, id],
     );
@@ -145,7 +142,7 @@ export class TutorRepository {
    * is updated now. Nothing is written unless the conversation belongs to the organization.
    */
   async insertMessage(organizationId: string, conversationId: string, message: NewMessage, tx?: Tx): Promise<void> {
-    await this.db(tx).query(
+    await db(this.dataSource, tx).query(
       `WITH conversation AS (
          UPDATE tutor_conversations SET messages_count = messages_count + 1, updated_at = $12,
            title = coalesce(title, CASE WHEN $3 = 'user' THEN left($4, 80) END)

@@ -9,8 +9,9 @@ import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { AiUsageService } from '@/modules/ai-usage/ai-usage.service';
 import { CatalogService, type ReachableCourse } from '@/modules/courses/catalog.service';
-import { UUID_RE } from '@/modules/courses/catalog-sql';
+import { isUuid } from '@/core/http/uuid';
 import { LessonPassagesService } from '@/modules/courses/lesson-passages.service';
+import { ProgressService } from '@/modules/progress/progress.service';
 import { UsersService } from '@/modules/users/users.service';
 import type { NumberedPassage } from './citations';
 import type {
@@ -33,7 +34,7 @@ const ANSWER_LEASE_MARGIN_MS = 60_000;
 const notEnrolled = (): ApiError => ApiError.forbidden('Enroll in the course first.', 'not_enrolled');
 
 function idOr404(id: string): string {
-  if (!UUID_RE.test(id)) throw ApiError.notFound();
+  if (!isUuid(id)) throw ApiError.notFound();
   return id.toLowerCase();
 }
 
@@ -49,6 +50,7 @@ export class TutorService {
     private readonly passages: LessonPassagesService,
     private readonly usage: AiUsageService,
     private readonly users: UsersService,
+    private readonly progress: ProgressService,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     @Inject(AI_PROVIDER) private readonly provider: AiProvider,
@@ -111,7 +113,7 @@ export class TutorService {
     // order of the spec (retrieval finds nothing for someone who may not read the course).
     const [switches, reachable, quota, user, found, history] = await Promise.allSettled([
       this.usage.tutorSwitches(member.organizationId),
-      this.catalog.reachable(member.organizationId, member.userId, conversation.course_id),
+      this.reachable(member, conversation.course_id),
       this.usage.checkQuota(member.organizationId, member.userId),
       this.users.getById(member.userId),
       this.passages.forLearner(member, {
@@ -218,8 +220,15 @@ export class TutorService {
     return row;
   }
 
+  /** The course as the member may reach it (the catalog's rule), with their enrollment here. */
+  private reachable(member: Membership, courseId: string): Promise<ReachableCourse | null> {
+    return this.catalog.reachable(member.organizationId, courseId, (id) =>
+      this.progress.enrollment(member.organizationId, member.userId, id),
+    );
+  }
+
   private async reach(member: Membership, courseId: string): Promise<ReachableCourse> {
-    const reachable = await this.catalog.reachable(member.organizationId, member.userId, courseId);
+    const reachable = await this.reachable(member, courseId);
     if (!reachable) throw ApiError.notFound();
     return reachable;
   }
