@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Global, Injectable, Module } from '@nestjs/common';
 import { GuardianConsentResolver } from '@/core/auth/tenancy';
+import { AiUsageService } from '@/modules/ai-usage/ai-usage.service';
 import { UsersRepository } from '@/modules/users/users.repository';
 import { signIn, type SignedIn } from './support/auth';
 import { makeCourse, type MadeCourse, ONE_QUESTION_QUIZ } from './cross-tenant/learning.routes';
@@ -132,6 +133,10 @@ describe('minors', () => {
           'put /api/v1/organizations/{org_id}/exams/{exam_id}/sessions/{session_id}/answers/{question_id} with_consent',
           'post /api/v1/organizations/{org_id}/exams/{exam_id}/sessions/{session_id}/events with_consent',
           'post /api/v1/organizations/{org_id}/exams/{exam_id}/sessions/{session_id}/submit with_consent',
+          // The tutor (extensions-v2 23.5): starting, asking, deleting.
+          'post /api/v1/organizations/{org_id}/tutor/conversations with_consent',
+          'post /api/v1/organizations/{org_id}/tutor/conversations/{conversation_id}/messages with_consent',
+          'delete /api/v1/organizations/{org_id}/tutor/conversations/{conversation_id} with_consent',
         ].sort(),
       );
     });
@@ -272,6 +277,38 @@ describe('minors', () => {
       expect((await writes.enroll(minor)).body.error?.code).toBe('guardian_consent_required');
       consent.granted.add(`${minor.user.id}:*`);
       await writes.enroll(minor).expect(201);
+    });
+
+    it('the tutor, once the guardian consented: 403 minor_restricted until the organization allows minors', async () => {
+      const minor = await minorOf(w);
+      consent.granted.add(`${minor.user.id}:${w.orgId}`);
+      await learningWrites(w).enroll(minor).expect(201);
+      const base = `/api/v1/organizations/${w.orgId}/tutor/conversations`;
+      const refused = await minor.agent.post(base).send({ course_id: w.course.id }).expect(403);
+      expect(refused.body.error.code).toBe('minor_restricted');
+      expect(await w.t.db.query(`SELECT 1 FROM tutor_conversations WHERE user_id = $1`, [minor.user.id])).toEqual([]);
+
+      const owner = (
+        await w.t.db.query(`SELECT user_id FROM memberships WHERE organization_id = $1 AND role = 'owner'`, [w.orgId])
+      )[0].user_id as string;
+      const settings = w.t.app.get(AiUsageService);
+      await settings.updateSettings(w.orgId, { minors_allowed: true }, owner, undefined);
+      const created = await minor.agent.post(base).send({ course_id: w.course.id }).expect(201);
+      const asked = await minor.agent
+        .post(`${base}/${created.body.id}/messages`)
+        .send({ content: 'What is this course about?' })
+        .expect(200);
+      expect(asked.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+
+      // Switched off again: asking in the conversation already started is refused too.
+      await settings.updateSettings(w.orgId, { minors_allowed: false }, owner, undefined);
+      const again = await minor.agent
+        .post(`${base}/${created.body.id}/messages`)
+        .send({ content: 'And now?' })
+        .expect(403);
+      expect(again.body.error.code).toBe('minor_restricted');
+      // Deleting needs the consent only.
+      await minor.agent.delete(`${base}/${created.body.id}`).expect(204);
     });
 
     it('asks nothing of adults, of reads, and of `always` operations', async () => {
