@@ -16,6 +16,9 @@ const common = {
 /** @type {import('jest').Config} */
 module.exports = {
   maxWorkers: 2,
+  // Each e2e file boots a whole application; what a file leaves behind adds up in a long-lived worker (it reached
+  // the 4 GB heap limit with 165 files). A worker above this after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1536MB',
   testTimeout: 60_000,
   slowTestThreshold: 20,
   globalSetup: '<rootDir>/test/support/global-setup.ts',

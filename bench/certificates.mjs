@@ -382,24 +382,35 @@ try {
       times.sort((a, b) => a - b);
       const { sql, params } = certificateWhere(orgList, filterOf(who, q));
       const offset = Number(q.offset ?? 0);
-      const pagePlan = (
-        await client.query(
-          `EXPLAIN (ANALYZE, COSTS OFF) SELECT c.*, r.code FROM issued_certificates c
-         LEFT JOIN issued_certificates r ON r.id = c.replaced_by_id WHERE ${sql}
-         ORDER BY c.issued_at DESC, c.id DESC LIMIT 50 OFFSET ${offset}`,
-          params,
-        )
-      ).rows
-        .map((r) => r['QUERY PLAN'])
-        .join('\n');
-      const countPlan = (
-        await client.query(
-          `EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM issued_certificates c WHERE ${sql}`,
-          params,
-        )
-      ).rows
-        .map((r) => r['QUERY PLAN'])
-        .join('\n');
+      // The service's page (ids first through an index, then those rows) and total (per-organization counters for
+      // the organization-wide filters, else a count through the filter's index), as CertificatesRepository runs them.
+      const explain = async (text, values) =>
+        (await client.query(`EXPLAIN (ANALYZE, COSTS OFF) ${text}`, values)).rows
+          .map((r) => r['QUERY PLAN'])
+          .join('\n');
+      const pagePlan = await explain(
+        `SELECT c.*, r.code FROM issued_certificates c LEFT JOIN issued_certificates r ON r.id = c.replaced_by_id
+         WHERE c.id = ANY (ARRAY(SELECT c.id FROM issued_certificates c WHERE ${sql}
+           ORDER BY c.issued_at DESC, c.id DESC LIMIT 50 OFFSET ${offset}))
+         ORDER BY c.issued_at DESC, c.id DESC`,
+        params,
+      );
+      const f = filterOf(who, q);
+      const countPlan =
+        !f.courseId && !f.pathId && !f.cohortId && !f.teacherId
+          ? await explain(
+              `SELECT coalesce(sum(n), 0) FROM issued_certificate_counts WHERE organization_id = $1
+               AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)`,
+              [orgList, f.status ?? null, f.type ?? null],
+            )
+          : await explain(`SELECT count(*) FROM issued_certificates c WHERE ${sql}`, params);
+      // Before issue 20, in the same run: the page read directly, and an exact count(*) for every filter.
+      const oldPagePlan = await explain(
+        `SELECT c.*, r.code FROM issued_certificates c LEFT JOIN issued_certificates r ON r.id = c.replaced_by_id
+         WHERE ${sql} ORDER BY c.issued_at DESC, c.id DESC LIMIT 50 OFFSET ${offset}`,
+        params,
+      );
+      const oldCountPlan = await explain(`SELECT count(*) FROM issued_certificates c WHERE ${sql}`, params);
       const row = {
         who,
         filters: query || '(none)',
@@ -410,7 +421,9 @@ try {
         page_ms: Number(/Execution Time: ([\d.]+)/.exec(pagePlan)?.[1]),
         count_plan: indexesOf(countPlan) + seqOf(countPlan),
         count_ms: Number(/Execution Time: ([\d.]+)/.exec(countPlan)?.[1]),
-        plans: { page: pagePlan, count: countPlan },
+        old_page_ms: Number(/Execution Time: ([\d.]+)/.exec(oldPagePlan)?.[1]),
+        old_count_ms: Number(/Execution Time: ([\d.]+)/.exec(oldCountPlan)?.[1]),
+        plans: { page: pagePlan, count: countPlan, old_page: oldPagePlan, old_count: oldCountPlan },
       };
       out.list.push(row);
       console.log(
@@ -420,7 +433,7 @@ try {
         String(row.total).padStart(6),
         String(row.p50).padStart(6),
         String(row.p95).padStart(6),
-        `  ${row.page_plan} (${row.page_ms} ms) | ${row.count_plan} (${row.count_ms} ms)`,
+        `  ${row.page_plan} (${row.page_ms} ms) | ${row.count_plan} (${row.count_ms} ms) | before: ${row.old_page_ms} + ${row.old_count_ms} ms`,
       );
     }
   }

@@ -19,12 +19,16 @@ const service = await startService({
   databaseUrl: db.url,
   redisPrefix: `lpbench:${Date.now()}`,
   smtpUrl: mail.url,
+  // BENCH_SERVICE_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=..." profiles the service (written when it stops).
+  extraEnv: process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {},
 });
 const bare = await startBare(barePort);
 try {
   const base = `http://127.0.0.1:${servicePort}`;
   const targets = [{ name: 'bare node:http', url: `http://127.0.0.1:${barePort}/` }];
-  for (const s of scenarios) targets.push(...(await s.prepare(base, { mail })));
+  // BENCH_ONLY=auth-me,version runs only the named scenarios (the bare server always runs).
+  const only = process.env.BENCH_ONLY?.split(',');
+  for (const s of scenarios) if (!only || only.includes(s.name)) targets.push(...(await s.prepare(base, { mail })));
   const results = await alternate(targets, { rounds, connections, duration });
   const bareRps = results[0].rps;
   console.log(

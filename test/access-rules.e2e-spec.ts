@@ -53,9 +53,23 @@ describe('access rules and protocol errors', () => {
           { method: 'post', path: '/api/v1/me/api-keys' },
           { method: 'post', path: '/api/v1/oauth/authorize/decision' },
           { method: 'post', path: '/api/v1/organizations' },
+          // Privacy (extensions-v2 17.7): the "session" rows.
+          { method: 'post', path: '/api/v1/me/privacy/consents' },
+          { method: 'post', path: '/api/v1/me/privacy/exports' },
+          { method: 'get', path: '/api/v1/me/privacy/exports' },
+          { method: 'get', path: '/api/v1/me/privacy/exports/{export_id}' },
+          { method: 'get', path: '/api/v1/me/privacy/exports/{export_id}/download' },
+          { method: 'post', path: '/api/v1/me/privacy/erasure' },
+          { method: 'delete', path: '/api/v1/me/privacy/erasure' },
+          { method: 'put', path: '/api/v1/me/privacy/age-bracket' },
+          { method: 'post', path: '/api/v1/me/privacy/guardian-consent' },
+          // The calendar feed (extensions-v2 25.2): "session".
+          { method: 'get', path: '/api/v1/me/calendar-feed' },
+          { method: 'post', path: '/api/v1/me/calendar-feed' },
+          { method: 'delete', path: '/api/v1/me/calendar-feed' },
         ]),
       );
-      expect(marked('x-session-only', 'forbidden')).toHaveLength(6);
+      expect(marked('x-session-only', 'forbidden')).toHaveLength(18);
       expect(marked('x-session-only', 'unauthorized')).toEqual([{ method: 'get', path: '/api/v1/auth/me' }]);
     });
 

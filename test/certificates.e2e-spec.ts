@@ -415,6 +415,85 @@ describe('certificates', () => {
       }
     });
 
+    it('the total is exact for every filter and follows issue, revoke, reissue and delete (issue 20: counters)', async () => {
+      const countOwner = await adult(t);
+      const countOrg = await createOrganization(t, countOwner, 'Counted Org');
+      await addMember(t, countOrg, student1.user.id, 'student');
+      await addMember(t, countOrg, student2.user.id, 'student');
+      const queries: Record<string, string>[] = [
+        {},
+        { status: 'active' },
+        { status: 'revoked' },
+        { status: 'replaced' },
+        { type: 'course' },
+        { type: 'program' },
+        { status: 'active', type: 'course' },
+        { status: 'replaced', type: 'program' },
+      ];
+      const exact = async (query: Record<string, string>): Promise<number> => {
+        const [row] = await t.db.query(
+          `SELECT count(*)::int AS n FROM issued_certificates WHERE organization_id = $1
+             AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)`,
+          [countOrg, query.status ?? null, query.type ?? null],
+        );
+        return row.n;
+      };
+      const check = async (expectedAll: number): Promise<void> => {
+        for (const query of queries) {
+          const res = await countOwner.agent
+            .get(list(countOrg))
+            .query({ ...query, limit: 1 })
+            .expect(200);
+          expect({ query, total: res.body.total }).toEqual({ query, total: await exact(query) });
+          // The page agrees with the total: walking every page finds exactly `total` items.
+          const all = await countOwner.agent
+            .get(list(countOrg))
+            .query({ ...query, limit: 200 })
+            .expect(200);
+          expect(all.body.items).toHaveLength(res.body.total);
+        }
+        const none = await countOwner.agent.get(list(countOrg)).expect(200);
+        expect(none.body.total).toBe(expectedAll);
+      };
+      await check(0);
+      const a = await cert({ org: countOrg, user: student1 });
+      const b = await cert({ org: countOrg, user: student2, type: 'program', subject: program });
+      await cert({ org: countOrg, user: student2, status: 'revoked' });
+      // Another organization's certificates never count here.
+      await cert({ org: orgB, user: student1 });
+      await check(3);
+      // Many concurrent writers (separate transactions) all counted.
+      await Promise.all(Array.from({ length: 12 }, () => cert({ org: countOrg, user: student1 })));
+      await check(15);
+      await countOwner.agent
+        .post(`${list(countOrg)}/${a.id}/revoke`)
+        .send({ reason: 'Counted' })
+        .expect(200);
+      await check(15);
+      await countOwner.agent
+        .post(`${list(countOrg)}/${b.id}/reissue`)
+        .send({ name: 'Renamed', reason: 'Counted' })
+        .expect(201);
+      await check(16);
+      expect((await countOwner.agent.get(list(countOrg)).query({ status: 'replaced' }).expect(200)).body.total).toBe(1);
+      // A multi-row statement and a rolled-back one.
+      await t.db.query(`DELETE FROM issued_certificates WHERE organization_id = $1 AND status = 'revoked'`, [countOrg]);
+      await check(14);
+      const runner = t.db.createQueryRunner();
+      await runner.startTransaction();
+      await runner.query(`DELETE FROM issued_certificates WHERE organization_id = $1`, [countOrg]);
+      await runner.rollbackTransaction();
+      await runner.release();
+      await check(14);
+      // Narrower filters are still counted exactly (course, program, cohort).
+      const byProgram = await countOwner.agent.get(list(countOrg)).query({ path_id: program }).expect(200);
+      const [{ n }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM issued_certificates WHERE organization_id = $1 AND path_id = $2`,
+        [countOrg, program],
+      );
+      expect(byProgram.body.total).toBe(n);
+    });
+
     it('refuses malformed filters with 422', async () => {
       for (const query of [
         { course_id: 'nope' },

@@ -175,9 +175,16 @@ describe('Platform foundation (HTTP core, probes, OpenAPI, queue, mail, audit)',
   describe('rate limiting', () => {
     it('allows exactly the limit, then 429 too_many_requests with Retry-After in seconds', async () => {
       const ip = t.nextIp();
-      for (let i = 0; i < 3; i++) await t.http().get('/api/v1/_probe/limited').set('X-Forwarded-For', ip).expect(200);
+      for (let i = 0; i < 3; i++) {
+        const ok = await t.http().get('/api/v1/_probe/limited').set('X-Forwarded-For', ip).expect(200);
+        // IETF RateLimit fields: the policy (quota per window) and what is left of it.
+        expect(ok.headers['ratelimit-policy']).toBe('"probe.limited";q=3;w=60');
+        expect(ok.headers.ratelimit).toMatch(new RegExp(`^"probe\\.limited";r=${2 - i};t=([1-9]|[1-5][0-9]|60)$`));
+      }
       const res = await t.http().get('/api/v1/_probe/limited').set('X-Forwarded-For', ip).expect(429);
       expect(res.body.error.code).toBe('too_many_requests');
+      expect(res.headers['ratelimit-policy']).toBe('"probe.limited";q=3;w=60');
+      expect(res.headers.ratelimit).toMatch(/^"probe\.limited";r=0;t=\d+$/);
       const retryAfter = Number(res.headers['retry-after']);
       expect(Number.isInteger(retryAfter)).toBe(true);
       expect(retryAfter).toBeGreaterThanOrEqual(1);

@@ -103,6 +103,7 @@ describe('Members: list, role changes, removal, colleague profiles', () => {
         name: 'Ana García',
         email: ana.email,
         role: 'student',
+        minor: false,
         cohort_ids: [group, otherGroup].sort(),
         joined_at: expect.any(String),
       });
@@ -204,6 +205,7 @@ describe('Members: list, role changes, removal, colleague profiles', () => {
         name: 'Eva',
         email: s.email,
         role: 'teacher',
+        minor: false,
         cohort_ids: [],
         joined_at: expect.any(String),
       });
@@ -405,6 +407,7 @@ describe('Members: list, role changes, removal, colleague profiles', () => {
         location: 'Madrid',
         avatar_url: null,
         avatar_svg_url: expect.stringMatching(new RegExp(`/api/v1/users/${colleague.user.id}/avatar\\.svg\\?v=`)),
+        gamification: { xp: 0, level: 1, title: null, streak_current: 0, badges: [] },
       });
       await profile(s, o.id, (colleague.user.username as string).toUpperCase()).expect(200);
     });

@@ -7,6 +7,8 @@ import { CertificatePdfService } from '@/modules/certificates/certificate-pdf.se
 import { ExamAuthoringService } from '@/modules/exams/exam-authoring.service';
 import { makeCourse, type MadeCourse, ONE_QUESTION_QUIZ } from './cross-tenant/learning.routes';
 import { signIn, type SignedIn } from './support/auth';
+import { downloadExport, exportOf as exportJob } from './support/privacy';
+import { settle } from './support/engagement';
 import { addMember, adult, bearer, createOrganization, personalToken } from './support/tenancy';
 import { createTestApp, type TestApp } from './support/test-app';
 
@@ -31,6 +33,7 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
   let owner: SignedIn;
   let org: string;
   let course: MadeCourse;
+  let courseCardId: string;
   let programId: string;
   let a: Person;
   let b: Person;
@@ -95,6 +98,10 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
         (SELECT count(*)::int FROM sso_connections WHERE created_by = $1) AS sso_connections_created,
         (SELECT count(*)::int FROM announcements WHERE created_by = $1) AS announcements_written,
         (SELECT count(*)::int FROM announcement_dismissals WHERE user_id = $1) AS announcement_dismissals,
+        (SELECT count(*)::int FROM webhook_endpoints WHERE created_by = $1) AS webhook_endpoints_created,
+        (SELECT count(*)::int FROM webhook_deliveries WHERE data ->> 'user_id' = $1::text) AS webhook_deliveries,
+        (SELECT count(*)::int FROM calendar_feeds WHERE user_id = $1) AS calendar_feeds,
+        (SELECT count(*)::int FROM cohort_deadlines WHERE created_by = $1) AS cohort_deadlines_set,
         (SELECT count(*)::int FROM tutor_conversations WHERE user_id = $1) AS tutor_conversations,
         (SELECT count(*)::int FROM tutor_messages m JOIN tutor_conversations c ON c.id = m.conversation_id
           WHERE c.user_id = $1) AS tutor_messages,
@@ -109,6 +116,43 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
            WHERE s.user_id = $1) AS exam_proctoring_events,
         (SELECT count(*)::int FROM exam_windows WHERE created_by = $1) AS exam_windows_opened,
         (SELECT count(*)::int FROM exam_sessions WHERE reviewed_by = $1) AS exam_sessions_reviewed,
+        (SELECT count(*)::int FROM reports WHERE requested_by = $1) AS reports_requested,
+        (SELECT count(*)::int FROM support_tickets WHERE user_id = $1) AS support_tickets,
+        (SELECT count(*)::int FROM support_messages WHERE author_id = $1) AS support_messages_written,
+        (SELECT count(*)::int FROM contact_requests WHERE lower(email) = $2) AS contact_requests,
+        (SELECT count(*)::int FROM learning_activity_hourly WHERE user_id = $1) AS learning_activity,
+        (SELECT count(*)::int FROM platform_settings WHERE updated_by = $1) AS platform_settings_saved,
+        (SELECT count(*)::int FROM privacy_exports WHERE user_id = $1) AS privacy_exports,
+        (SELECT count(*)::int FROM account_erasures WHERE user_id = $1) AS erasure_requests,
+        (SELECT count(*)::int FROM guardian_consents WHERE user_id = $1) AS guardian_consents,
+        (SELECT count(*)::int FROM guardian_attestations WHERE user_id = $1) AS guardian_attestations,
+        (SELECT count(*)::int FROM flashcard_decks WHERE user_id = $1) AS flashcard_decks,
+        (SELECT count(*)::int FROM flashcard_states WHERE user_id = $1) AS flashcard_states,
+        (SELECT count(*)::int FROM flashcard_reviews WHERE user_id = $1) AS flashcard_reviews,
+        (SELECT count(*)::int FROM flashcard_settings WHERE user_id = $1) AS flashcard_settings,
+        (SELECT count(*)::int FROM lesson_notes WHERE user_id = $1) AS lesson_notes,
+        (SELECT count(*)::int FROM games WHERE user_id = $1) AS games,
+        (SELECT count(*)::int FROM game_questions q JOIN games g ON g.id = q.game_id WHERE g.user_id = $1) AS game_questions,
+        (SELECT count(*)::int FROM duels WHERE challenger_id = $1 OR opponent_id = $1) AS duels_played,
+        (SELECT count(*)::int FROM xp_ledger WHERE user_id = $1) AS xp_ledger,
+        (SELECT count(*)::int FROM xp_totals WHERE user_id = $1) AS xp_totals,
+        (SELECT count(*)::int FROM activity_days WHERE user_id = $1) AS activity_days,
+        (SELECT count(*)::int FROM engagement_facts WHERE user_id = $1) AS engagement_facts,
+        (SELECT count(*)::int FROM streaks WHERE user_id = $1) AS streaks,
+        (SELECT count(*)::int FROM streak_frozen_days WHERE user_id = $1) AS streak_frozen_days,
+        (SELECT count(*)::int FROM goals WHERE user_id = $1) AS goals,
+        (SELECT count(*)::int FROM daily_reward_claims WHERE user_id = $1) AS daily_reward_claims,
+        (SELECT count(*)::int FROM mission_claims WHERE user_id = $1) AS mission_claims,
+        (SELECT count(*)::int FROM member_titles WHERE user_id = $1) AS member_titles,
+        (SELECT count(*)::int FROM challenges WHERE created_by = $1) AS challenges_created,
+        (SELECT count(*)::int FROM challenge_participants WHERE user_id = $1) AS challenge_participants,
+        (SELECT count(*)::int FROM challenge_results WHERE user_id = $1) AS challenge_results_named,
+        (SELECT count(*)::int FROM feed_items WHERE user_id = $1) AS feed_items,
+        (SELECT count(*)::int FROM feed_comments WHERE user_id = $1) AS feed_comments,
+        (SELECT count(*)::int FROM feed_reactions WHERE user_id = $1) AS feed_reactions,
+        (SELECT count(*)::int FROM feed_reports WHERE user_id = $1) AS feed_reports,
+        (SELECT count(*)::int FROM feed_counts WHERE user_id = $1) AS feed_counts,
+        (SELECT count(*)::int FROM member_mutes WHERE user_id = $1) AS member_mutes,
         (SELECT count(*)::int FROM audit_log WHERE actor_id = $1) AS audit_kept`,
       [p.id, p.email, sessionIds, invitationIds, grantIds],
     );
@@ -145,7 +189,66 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
       .send({ translations: { es: { title: `Aviso de ${name}`, body_md: 'Texto' } } })
       .expect(201);
     await s.agent.post(`/api/v1/announcements/${written.body.id}/dismiss`).expect(204);
+    // A report they requested, a support ticket they opened, a staff reply they wrote on someone else's ticket,
+    // a contact request from their address, and an hour of learning activity (issue 17).
+    await s.agent.post(orgUrl('/reports')).send({ type: 'certificates', format: 'csv' }).expect(202);
+    await s.agent
+      .post('/api/v1/support/tickets')
+      .send({ subject: `Help ${name}`, body: 'Please', category: 'other' })
+      .expect(201);
+    const [othersTicket] = await t.db.query(
+      `INSERT INTO support_tickets (user_id, subject, category, created_at, updated_at, last_message_at)
+       VALUES ($1, 'Someone else', 'other', now(), now(), now()) RETURNING id`,
+      [owner.user.id],
+    );
+    await t.db.query(
+      `INSERT INTO support_messages (ticket_id, author_kind, author_id, body, created_at) VALUES ($1, 'staff', $2, 'Answer', now())`,
+      [othersTicket.id, id],
+    );
+    await t.db.query(
+      `INSERT INTO contact_requests (kind, name, email, message, created_at) VALUES ('contact', $1, $2, 'Hello there', now())`,
+      [name, s.email],
+    );
+    await t.db.query(
+      `INSERT INTO platform_settings (key, value, updated_by, updated_at) VALUES ($1, '{}'::jsonb, $2, now())`,
+      [`fixture:${id}`, id],
+    );
+    await t.db.query(
+      `INSERT INTO learning_activity_hourly (organization_id, user_id, hour, lessons_completed) VALUES ($1, $2, '2020-01-01T00:00:00Z', 1)`,
+      [org, id],
+    );
+    // Notification preferences and a native push device (extensions-v2 13); the inbox fills from course completion.
+    await s.agent
+      .patch('/api/v1/me/notification-preferences')
+      .send({ quiet_hours: { enabled: true } })
+      .expect(200);
+    await s.agent
+      .post('/api/v1/push/devices')
+      .send({ platform: 'android', token: `device-of-${name}` })
+      .expect(201);
     const ownOrg = await createOrganization(t, s, `Org of ${name}`);
+    // A calendar feed, and a deadline they set for a cohort as an admin (extensions-v2 25.2).
+    await s.agent.post('/api/v1/me/calendar-feed').expect(201);
+    const [deadlineCohort] = await t.db.query(
+      `INSERT INTO cohorts (organization_id, name) VALUES ($1, $2) RETURNING id`,
+      [org, `Cohort of ${name}`],
+    );
+    await t.db.query(
+      `INSERT INTO cohort_deadlines (organization_id, cohort_id, course_id, title, due_at, created_by, created_at, updated_at)
+       VALUES ($1, $2, $3, 'Due', now() + interval '7 days', $4, now(), now())`,
+      [org, deadlineCohort.id, course.id, id],
+    );
+    // A webhook endpoint they set up as an admin, and a delivery of an event about them (extensions-v2 25.3).
+    const [endpoint] = await t.db.query(
+      `INSERT INTO webhook_endpoints (organization_id, url, events, secret_sealed, created_by, created_at, updated_at)
+       VALUES ($1, 'https://hooks.example.com/x', '{member.joined}', 'sealed', $2, now(), now()) RETURNING id`,
+      [org, id],
+    );
+    await t.db.query(
+      `INSERT INTO webhook_deliveries (organization_id, endpoint_id, event_id, event_type, occurred_at, data, created_at)
+       VALUES ($1, $2, gen_random_uuid(), 'member.joined', now(), $3, now())`,
+      [org, endpoint.id, JSON.stringify({ user_id: id, role: 'admin' })],
+    );
     const token = await personalToken(t, s, org, 'read');
     // A pending invitation from another organization, with its email code.
     const pending = await t.db.query(
@@ -181,6 +284,41 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
       `INSERT INTO quiz_proposals (course_id, lesson_id, status, count, kinds, created_by, created_at)
        VALUES ($1, $2, 'queued', 3, '{single}', $3, now())`,
       [course.id, course.lessons[0].id, id],
+    );
+    // Practice (extensions-v2 6, 7, 10): a personal deck with a card, reviews of it and of a course card, the
+    // settings, a note, a game with an answered question.
+    const deck = await s.agent
+      .post(orgUrl('/flashcards/decks'))
+      .send({ title: `Deck of ${name}` })
+      .expect(201);
+    const card = await s.agent
+      .post(orgUrl(`/flashcards/decks/${deck.body.id}/cards`))
+      .send({ front_md: `Front by ${name}`, back_md: 'Back' })
+      .expect(201);
+    await s.agent
+      .post(orgUrl(`/flashcards/cards/${card.body.id}/reviews`))
+      .send({ grade: 4 })
+      .expect(201);
+    await s.agent
+      .post(orgUrl(`/flashcards/cards/${courseCardId}/reviews`))
+      .send({ grade: 3 })
+      .expect(201);
+    await s.agent.put('/api/v1/me/flashcards/settings').send({ new_cards_per_day: 30 }).expect(200);
+    await s.agent
+      .put(orgUrl(`/courses/${course.id}/lessons/${course.lessons[0].id}/note`))
+      .send({ content_md: `Note of ${name}` })
+      .expect(200);
+    const [game] = await t.db.query(
+      `INSERT INTO games (organization_id, user_id, mode, status, score, lives, questions_total, questions_answered,
+         correct_answers, started_at, touched_at, finished_at, end_reason)
+       VALUES ($1, $2, 'survival', 'finished', 10, 2, 1, 1, 1, now(), now(), now(), 'questions_exhausted') RETURNING id`,
+      [org, id],
+    );
+    await t.db.query(
+      `INSERT INTO game_questions (game_id, number, question_id, question, served_at, deadline_at, answered_at, option_ids,
+         correct, timed_out, points_delta)
+       VALUES ($1, 1, $2, '{"prompt": "Pick A"}', now(), now(), now(), '{}', true, false, 10)`,
+      [game.id, course.lessons[1].quiz!.questions[0].id],
     );
     // A course and a path of the shared catalog they authored.
     await makeCourse(t, id, { title: `Course by ${name}`, publish: false });
@@ -267,6 +405,23 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
        VALUES ($1, $2, $3, 'https://tool.test/cb', 'challenge', 'mcp:read', 'https://api.test/mcp', now(), now() + interval '10 minutes')`,
       [clientId, id, sessionId],
     );
+    // Privacy: a failed export, a cancelled erasure request, a denied guardian request and an attestation about them.
+    await t.db.query(`INSERT INTO privacy_exports (user_id, status, created_at) VALUES ($1, 'failed', now())`, [id]);
+    await t.db.query(
+      `INSERT INTO account_erasures (user_id, status, requested_at, scheduled_for, cancelled_at)
+       VALUES ($1, 'cancelled', now(), now() + interval '14 days', now())`,
+      [id],
+    );
+    await t.db.query(
+      `INSERT INTO guardian_consents (user_id, guardian_email, status, token_hash, expires_at, requested_at, decided_at)
+       VALUES ($1, $2, 'denied', $3, now() + interval '7 days', now(), now())`,
+      [id, t.nextEmail('guardian'), `guardian-hash-${id}`],
+    );
+    await t.db.query(
+      `INSERT INTO guardian_attestations (organization_id, user_id, reason, attested_by, attested_at)
+       VALUES ($1, $2, 'Forms on file', $3, now())`,
+      [org, id, owner.user.id],
+    );
     return { s, id, email: s.email, name, token, ownOrg };
   }
 
@@ -283,6 +438,12 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
       issues_certificate: true,
       lessons: [{ title: 'Read' }, { title: 'Quiz', quiz: ONE_QUESTION_QUIZ }],
     });
+    courseCardId = (
+      await editor.agent
+        .post(`/api/v1/editor/courses/${course.id}/flashcards`)
+        .send({ front_md: 'Course card', back_md: 'Back' })
+        .expect(201)
+    ).body.id;
     const program = await editor.agent
       .post('/api/v1/editor/paths')
       .send({
@@ -378,6 +539,48 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
       .post(`${examUrl}/sessions/${examSessions[owner.user.id]}/review`)
       .send({ decision: 'accept', reason: 'Checked' })
       .expect(200);
+    // Duels: A beat B (one scored round), B challenged the owner (kept whole when A is erased).
+    const [duel] = await t.db.query(
+      `INSERT INTO duels (organization_id, origin, status, challenger_id, opponent_id, questions, created_at, expires_at,
+         started_at, finished_at, challenger_score, opponent_score, winner, result_reason)
+       VALUES ($1, 'challenge', 'finished', $2, $3, '[]', now(), now(), now(), now(), 140, 0, 'challenger', 'completed')
+       RETURNING id`,
+      [org, a.id, b.id],
+    );
+    await t.db.query(
+      `INSERT INTO duel_rounds (duel_id, round, question_id, challenger_option_ids, challenger_correct, challenger_points,
+         challenger_answer_ms, opponent_option_ids, scored_at)
+       VALUES ($1, 1, gen_random_uuid(), ARRAY[gen_random_uuid()], true, 140, 3000, ARRAY[gen_random_uuid()], now())`,
+      [duel.id],
+    );
+    await t.db.query(
+      `INSERT INTO duels (organization_id, origin, status, challenger_id, opponent_id, questions, created_at, expires_at)
+       VALUES ($1, 'challenge', 'pending', $2, $3, '[]', now(), now() + interval '1 day')`,
+      [org, b.id, owner.user.id],
+    );
+    // Social: each posts, comments on the owner's post, reacts to it and reports it; then each is muted.
+    const ownerPost = (await owner.agent.post(orgUrl('/posts')).send({ body_md: 'Owner post' }).expect(201)).body;
+    for (const p of [a, b]) {
+      await p.s.agent
+        .post(orgUrl('/posts'))
+        .send({ body_md: `${p.name} posts` })
+        .expect(201);
+      await p.s.agent
+        .post(orgUrl(`/posts/${ownerPost.id}/comments`))
+        .send({ body_md: 'A comment' })
+        .expect(201);
+      await p.s.agent.put(orgUrl(`/feed/${ownerPost.id}/reactions/like`)).expect(200);
+      await p.s.agent
+        .post(orgUrl(`/posts/${ownerPost.id}/reports`))
+        .send({ reason: 'other' })
+        .expect(201);
+      // Written directly: they may hold a role that cannot be muted through the route.
+      await t.db.query(
+        `INSERT INTO member_mutes (organization_id, user_id, until, reason, muted_by, created_at)
+         VALUES ($1, $2, now() + interval '1 day', 'Quiet', $3, now())`,
+        [org, p.id, owner.user.id],
+      );
+    }
     // Rows of imports that named each of them (as typed in a file: spaces and capitals).
     const [imp] = await t.db.query(
       `INSERT INTO member_imports (organization_id, created_by, status, total) VALUES ($1, $2, 'completed', 2) RETURNING id`,
@@ -388,6 +591,40 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
        VALUES ($1, 1, $2, 'Alice E.', 'skipped', 'Already a member.'), ($1, 2, $3, 'Bruno K.', 'skipped', 'Already a member.')`,
       [imp.id, ` ${a.email.toUpperCase()} `, b.email],
     );
+    // Engagement: XP, activity and streaks come from the learning events above; the rest by their own writes.
+    await settle(t);
+    for (const p of [a, b]) {
+      await t.db.query(`INSERT INTO streak_frozen_days (user_id, local_date) VALUES ($1, '2026-01-01')`, [p.id]);
+      await t.db.query(`INSERT INTO goals (user_id, daily_xp, updated_at) VALUES ($1, 20, now())`, [p.id]);
+      await t.db.query(
+        `INSERT INTO daily_reward_claims (organization_id, user_id, local_date, consecutive_days, amount, claimed_at)
+         VALUES ($1, $2, '2026-01-01', 1, 5, now())`,
+        [org, p.id],
+      );
+      await t.db.query(
+        `INSERT INTO mission_claims (organization_id, user_id, mission_id, reward_xp, claimed_at)
+         VALUES ($1, $2, 'daily_lesson-2026-01-01', 10, now())`,
+        [org, p.id],
+      );
+      await t.db.query(
+        `INSERT INTO member_titles (organization_id, user_id, code, chosen_at) VALUES ($1, $2, 'novice', now())`,
+        [org, p.id],
+      );
+      const [challenge] = await t.db.query(
+        `INSERT INTO challenges (organization_id, title, metric, starts_at, ends_at, created_by, created_at, updated_at)
+         VALUES ($1, 'Registry challenge', 'xp', now(), now() + interval '1 day', $2, now(), now()) RETURNING id`,
+        [org, p.id],
+      );
+      for (const q of [a, b])
+        await t.db.query(
+          `INSERT INTO challenge_participants (challenge_id, organization_id, user_id, joined_at) VALUES ($1, $2, $3, now())`,
+          [challenge.id, org, q.id],
+        );
+      await t.db.query(
+        `INSERT INTO challenge_results (challenge_id, position, user_id, rank, value) VALUES ($1, 1, $2, 1, 10), ($1, 2, $3, 2, 5)`,
+        [challenge.id, a.id, b.id],
+      );
+    }
   }, 180_000);
   afterAll(() => t.close());
 
@@ -449,6 +686,36 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
   });
 
   describe('export and erasure of one person', () => {
+    it('the export job’s ZIP holds exactly what every registered exporter gives, area by area, and nothing of the other person', async () => {
+      const ready = await exportJob(t, a.s);
+      expect(ready.status).toBe('ready');
+      const expected = await exportOf(a.id);
+      const { files } = await downloadExport(t, a.s, ready.id);
+      const manifest = JSON.parse(files.get('manifest.json')!) as { files: { name: string; records: number }[] };
+      for (const [area, handlers] of registry.byArea()) {
+        const content = JSON.parse(files.get(`${area}.json`)!) as Record<string, unknown[]>;
+        for (const h of handlers) {
+          const rows = JSON.parse(JSON.stringify(expected[`${area}.${h.key}`])) as { id?: string }[];
+          if (`${area}.${h.key}` === 'account.data_exports') {
+            // The export lists itself as it was while being built (running); the rest is as now.
+            expect(content[h.key]).toEqual(
+              rows.map((r) => (r.id === ready.id ? expect.objectContaining({ id: ready.id, status: 'running' }) : r)),
+            );
+          } else {
+            expect([`${area}.${h.key}`, content[h.key]]).toEqual([`${area}.${h.key}`, rows]);
+          }
+          expect(rows.length).toBeGreaterThan(0);
+        }
+        expect(manifest.files.find((f) => f.name === `${area}.json`)?.records).toBe(
+          handlers.reduce((n, h) => n + expected[`${area}.${h.key}`].length, 0),
+        );
+      }
+      const all = [...files.values()].join('\n');
+      for (const foreign of [b.id, b.email, b.name, owner.user.id, owner.email, 'Bruno']) {
+        expect([foreign, all.includes(foreign)]).toEqual([foreign, false]);
+      }
+    });
+
     it('exports only the person’s rows, without secrets; erases them per 17.4 in one transaction, idempotently, leaving the other person untouched', async () => {
       const [idsA, idsB] = [await idsOf(a), await idsOf(b)];
       const before = { a: await footprint(a, idsA.sessions, idsA.invitations, idsA.grants) };

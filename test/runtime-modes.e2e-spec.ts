@@ -149,6 +149,6 @@ describe('runtime modes', () => {
       } finally {
         await second.close();
       }
-    });
+    }, 240_000);
   });
 });

@@ -20,7 +20,8 @@ describe('tutor on the embedded database', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ embedded: true, redis: false, smtp: false });
-  });
+    // PGlite runs every migration in WebAssembly on start: about 15 s alone, several times that on a busy machine.
+  }, 240_000);
   afterAll(() => t.close());
 
   it('answers from the passages, meters the call and runs a quiz proposal', async () => {
@@ -78,5 +79,5 @@ describe('tutor on the embedded database', () => {
       return ['ready', 'failed'].includes(p.status) ? p : null;
     });
     expect(done).toMatchObject({ status: 'ready', provider: 'local' });
-  });
+  }, 120_000);
 });

@@ -287,6 +287,13 @@ export class EnvSettings {
   @IsOptional()
   @Transform(toInt)
   @IsInt()
+  @Min(1)
+  @Max(10_000_000)
+  REPORT_MAX_ROWS?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
   @Min(100)
   @Max(600_000)
   DUEL_ROUND_MS?: number;
@@ -407,6 +414,8 @@ export interface AppConfig {
     readonly maxOutputTokens: number;
   };
   readonly telemetrySampleRate: number;
+  /** Rows above which an organization report fails with `report_too_large` (extensions-v2 15.2: 200 000). */
+  readonly reportMaxRows: number;
   readonly duels: { readonly roundMs: number; readonly countdownMs: number; readonly reconnectWindowMs: number };
   readonly contactInbox: string | null;
   readonly supportInbox: string | null;

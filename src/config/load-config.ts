@@ -147,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       maxOutputTokens: settings.AI_MAX_OUTPUT_TOKENS ?? 800,
     },
     telemetrySampleRate: settings.TELEMETRY_SAMPLE_RATE ?? 1,
+    reportMaxRows: settings.REPORT_MAX_ROWS ?? 200_000,
     duels: {
       roundMs: settings.DUEL_ROUND_MS ?? 15_000,
       countdownMs: settings.DUEL_COUNTDOWN_MS ?? 3_000,

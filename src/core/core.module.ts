@@ -17,9 +17,11 @@ import { ErrorEnvelopeFilter } from './http/exception.filter';
 import { createValidationPipe } from './http/validation';
 import { LoggingModule } from './logging/logging.module';
 import { MailModule } from './mail/mail.module';
+import { MetricsModule } from './metrics/metrics.module';
 import { PrivacyCoreModule } from './privacy/privacy-core.module';
 import { QueueModule } from './queue/queue.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
+import { RealtimeModule } from './realtime/realtime.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { RedisModule } from './redis/redis.module';
 
@@ -35,6 +37,7 @@ export class CoreModule {
         ClockModule,
         CryptoModule,
         DatabaseModule,
+        MetricsModule,
         RedisModule,
         CacheModule,
         QueueModule.forRoot(config),
@@ -45,6 +48,7 @@ export class CoreModule {
         MailModule,
         AuditModule,
         AuthCoreModule,
+        RealtimeModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

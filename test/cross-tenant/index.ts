@@ -3,13 +3,20 @@ import { auditRoutes } from './audit.routes';
 import { certificateRoutes } from './certificates.routes';
 import { cohortRoutes } from './cohorts.routes';
 import { examRoutes } from './exams.routes';
+import { gamificationRoutes } from './gamification.routes';
+import { integrationRoutes } from './integrations.routes';
 import { invitationRoutes } from './invitations.routes';
 import { learningRoutes } from './learning.routes';
 import { memberImportRoutes } from './member-import.routes';
 import { memberRoutes } from './members.routes';
 import { organizationRoutes } from './organizations.routes';
 import { pathRoutes } from './paths.routes';
+import { practiceRoutes } from './practice.routes';
+import { reportRoutes } from './reports.routes';
+import { privacyRoutes } from './privacy.routes';
 import type { ScopedRoute } from './route';
+import { statsRoutes } from './stats.routes';
+import { socialRoutes } from './social.routes';
 import { ssoRoutes } from './sso.routes';
 import { tutorRoutes } from './tutor.routes';
 
@@ -28,4 +35,11 @@ export const SCOPED_ROUTES: ScopedRoute[] = [
   ...announcementRoutes,
   ...examRoutes,
   ...tutorRoutes,
+  ...reportRoutes,
+  ...statsRoutes,
+  ...privacyRoutes,
+  ...practiceRoutes,
+  ...gamificationRoutes,
+  ...integrationRoutes,
+  ...socialRoutes,
 ];

@@ -49,6 +49,8 @@ export interface TestAppOptions {
   smtp?: boolean;
   /** Providers replaced by these values (an injected timeout shortened, for instance). */
   overrides?: { provide: unknown; useValue: unknown }[];
+  /** Reach PostgreSQL through this local port (a fault-injecting proxy in front of the real server). */
+  databasePort?: number;
   /** Start the test clock this far ahead (a process booting after time has passed, before its first job runs). */
   clockOffsetMs?: number;
 }
@@ -112,7 +114,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const env: Record<string, string | undefined> = {
     NODE_ENV: 'test',
     PORT: String(port),
-    DATABASE_URL: options.embedded ? undefined : databaseUrl(dbName),
+    DATABASE_URL: options.embedded ? undefined : databaseUrl(dbName, options.databasePort),
     DATABASE_POOL_SIZE: '5',
     REDIS_URL: options.redis === false ? undefined : TEST_REDIS_URL,
     REDIS_KEY_PREFIX: `${TEST_REDIS_PREFIX}:${runId()}:${suffix}`,

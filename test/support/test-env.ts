@@ -16,8 +16,12 @@ export function templateDatabase(): string {
 }
 
 /** A database URL on the same server as the admin URL, naming another database. */
-export function databaseUrl(name: string): string {
+export function databaseUrl(name: string, port?: number): string {
   const url = new URL(ADMIN_DATABASE_URL);
   url.pathname = `/${name}`;
+  if (port !== undefined) {
+    url.hostname = '127.0.0.1';
+    url.port = String(port);
+  }
   return url.toString();
 }

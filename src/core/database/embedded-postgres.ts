@@ -28,7 +28,12 @@ export class EmbeddedPostgres {
       import('@electric-sql/pglite/contrib/pg_trgm'),
     ]);
     const db = await PGlite.create({ dataDir: dir, extensions: { uuid_ossp, unaccent, pg_trgm } });
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: EMBEDDED_MAX_CONNECTIONS });
+    const server = new PGLiteSocketServer({
+      db: oneExchangeAtATime(db),
+      host: '127.0.0.1',
+      port: 0,
+      maxConnections: EMBEDDED_MAX_CONNECTIONS,
+    });
     await server.start();
     this.db = db;
     this.server = server;
@@ -43,4 +48,41 @@ export class EmbeddedPostgres {
     this.server = undefined;
     this.db = undefined;
   }
+}
+
+/** Frontend message types that end an exchange: Sync (extended protocol) and Query (simple protocol). */
+const EXCHANGE_END = new Set(['S'.charCodeAt(0), 'Q'.charCodeAt(0)]);
+
+/**
+ * pglite-socket queues each frontend message of every connection into the one PGlite session and keeps a connection
+ * exclusive only while a transaction is open. Outside one, the Parse of one connection could be followed by the
+ * Bind of another: both use the session's unnamed statement, so a query ran with another's parameters ("bind
+ * message supplies 2 parameters, but prepared statement requires 1"). Its queue already keeps serving the same
+ * connection while `isInTransaction()` is true; this view of the database also answers true from the first message
+ * of an extended-protocol exchange until its Sync, so an exchange is never interleaved with another connection's.
+ */
+function oneExchangeAtATime<T extends object>(db: T): T {
+  let midExchange = false;
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === 'isInTransaction') {
+        return () => midExchange || (target as { isInTransaction(): boolean }).isInTransaction();
+      }
+      if (prop === 'execProtocolRawStream') {
+        const exec = (target as { execProtocolRawStream: (m: Uint8Array, o: unknown) => Promise<unknown> })
+          .execProtocolRawStream;
+        return async (message: Uint8Array, options: unknown) => {
+          const ends = EXCHANGE_END.has(message[0]);
+          if (!ends) midExchange = true;
+          try {
+            return await exec.call(target, message, options);
+          } finally {
+            if (ends) midExchange = false;
+          }
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }

@@ -296,7 +296,7 @@ export const DOMAIN_EVENTS = {
   }),
   'moderation.decided': event({
     version: 1,
-    publisher: 'moderation',
+    publisher: 'social',
     description: 'A moderator approved or removed a post or comment',
     payload: {
       item_type: oneOf(['post', 'comment']),

@@ -8,6 +8,10 @@ import { buildInfo } from '@/core/build-info';
 import { sendErrorEnvelope } from './error-envelope';
 import { resolveError } from './exception.filter';
 import { AppLogger } from '@/core/logging/logger';
+import { MetricsService } from '@/core/metrics/metrics.service';
+import { mountQueueDashboard } from '@/core/queue/queue-dashboard';
+import { RealtimeIoAdapter } from '@/core/realtime/realtime.adapter';
+import { Realtime } from '@/core/realtime/realtime.service';
 import { requestLogging } from '@/core/logging/request-logging';
 import { installHealthFastPath } from './health-fast-path';
 import { refuseNulCharacters } from './nul-characters';
@@ -19,7 +23,7 @@ import { buildOpenApiDocument } from './swagger';
 
 export const API_PREFIX = 'api/v1';
 /** Routes outside the `/api/v1` prefix. */
-const UNPREFIXED = ['health', 'ready', 'version', '.well-known/{*path}'];
+const UNPREFIXED = ['health', 'ready', 'version', 'metrics', '.well-known/{*path}'];
 
 export const JSON_BODY_LIMIT = '1mb';
 const OPEN_CORS_PATHS = /^\/(\.well-known\/|api\/v1\/oauth\/(token|register|revoke)$)/;
@@ -31,6 +35,8 @@ const OPEN_CORS_PATHS = /^\/(\.well-known\/|api\/v1\/oauth\/(token|register|revo
 export async function prepareApp(app: NestExpressApplication, config: AppConfig): Promise<void> {
   app.useLogger(app.get(AppLogger));
   configureApp(app, config);
+  // Socket.IO namespaces (gateways) share the HTTP server, at /api/v1/socket.io.
+  app.useWebSocketAdapter(new RealtimeIoAdapter(app, app.get(Realtime)));
   await app.init();
   installHealthFastPath(app.getHttpServer());
   // Nest's own 404 handler covers the /api/v1 prefix only; anything else unknown ends here, in the envelope.
@@ -42,6 +48,7 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestIdMiddleware);
+  app.use(app.get(MetricsService).httpMiddleware());
   app.use(requestLogging(app.get(AppLogger).access));
   app.use(
     securityHeaders({
@@ -53,7 +60,16 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   const corsMiddleware = cors({
     origin: [...config.corsOrigins],
     credentials: true,
-    exposedHeaders: ['X-Request-Id', 'Retry-After', 'X-AI-Quota', 'ETag', 'WWW-Authenticate', 'Content-Disposition'],
+    exposedHeaders: [
+      'X-Request-Id',
+      'Retry-After',
+      'RateLimit',
+      'RateLimit-Policy',
+      'X-AI-Quota',
+      'ETag',
+      'WWW-Authenticate',
+      'Content-Disposition',
+    ],
     maxAge: 600,
   });
   // The OAuth protocol endpoints and discovery documents are called by third-party tools from any origin and never
@@ -71,6 +87,7 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
     }
   });
   app.use(cookieParser());
+  mountQueueDashboard(app, config.redis.url !== null);
   // Signed webhooks need their bytes as sent: read raw first (the JSON parser then skips them).
   app.use(rawBodyParser());
   app.use(express.json({ limit: JSON_BODY_LIMIT }));

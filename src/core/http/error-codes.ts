@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   step_up_required: entry(403, 'A sensitive action without a step-up confirmed in the last 10 minutes'),
   not_found: entry(404, 'Missing, not visible to the caller, or not a member (also a token of another organization)'),
   feature_disabled: entry(404, 'The feature is switched off for this deployment or organization'),
+  push_disabled: entry(404, 'No push keys on the server'),
   method_not_allowed: entry(405, 'The path exists but not with this method'),
   not_acceptable: entry(406, 'The requested representation is not available'),
   conflict: entry(409, 'The request conflicts with the current state (a concurrent change)'),

@@ -39,6 +39,27 @@ describe('resolveError', () => {
     });
   });
 
+  it('answers 503 with Retry-After when the database cannot be reached, and 500 for anything else unknown', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const terminated = new QueryFailedError('SELECT 1', [], new Error('Connection terminated unexpectedly'));
+    const shutdown = new QueryFailedError('SELECT 1', [], Object.assign(new Error('terminating'), { code: '57P01' }));
+    const aggregate = new AggregateError([refused], 'connect failed');
+    for (const err of [
+      refused,
+      terminated,
+      shutdown,
+      aggregate,
+      new Error('timeout exceeded when trying to connect'),
+    ]) {
+      expect(resolveError(err)).toMatchObject({
+        status: 503,
+        code: 'service_unavailable',
+        headers: { 'Retry-After': '5' },
+      });
+    }
+    expect(resolveError(new Error('something else'))).toMatchObject({ status: 500, code: 'internal_error' });
+  });
+
   it('turns a unique violation into 409 conflict and hides everything else as 500', () => {
     const unique = new QueryFailedError('INSERT ...', [], Object.assign(new Error('dup'), { code: '23505' }));
     expect(resolveError(unique)).toMatchObject({ status: 409, code: 'conflict', unexpected: false });

@@ -48,6 +48,29 @@ const PG_CLIENT_ERRORS: Record<string, Resolved> = {
   '57014': { status: 503, code: 'service_unavailable', message: 'The request took too long.' },
 };
 
+/** Socket-level failures and PostgreSQL's connection-exception, shutdown and capacity classes. */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH']);
+const UNREACHABLE_SQLSTATE = /^(08...|57P0[1-3]|53300)$/;
+const UNREACHABLE_MESSAGE =
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Connection is not established/i;
+
+/**
+ * Whether a failure means the database could not be reached (down, restarting, network cut, pool exhausted past
+ * its timeout): the request is answered 503 in the envelope, never a 500 or a hang (the pool's connection timeout
+ * and the query timeout bound the wait). TypeORM wraps driver errors in `driverError`.
+ */
+function databaseUnreachable(exception: unknown): boolean {
+  for (const candidate of [exception, (exception as { driverError?: unknown } | null)?.driverError]) {
+    if (!candidate || typeof candidate !== 'object') continue;
+    const { code, message } = candidate as { code?: unknown; message?: unknown };
+    if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNREACHABLE_SQLSTATE.test(code))) return true;
+    if (typeof message === 'string' && UNREACHABLE_MESSAGE.test(message)) return true;
+    // Node reports a refused connection to several addresses as an AggregateError of ECONNREFUSED.
+    if (candidate instanceof AggregateError && candidate.errors.some((e) => databaseUnreachable(e))) return true;
+  }
+  return false;
+}
+
 /** Express/body-parser errors carry `type` and `status`. */
 interface ParserError {
   type?: string;
@@ -77,6 +100,15 @@ export function resolveError(exception: unknown): Resolved & { unexpected: boole
       const d = STATUS_DEFAULTS[parser.status] ?? STATUS_DEFAULTS[400];
       return { status: parser.status, code: d.code, message: d.message, unexpected: false };
     }
+  }
+  if (databaseUnreachable(exception)) {
+    return {
+      status: 503,
+      code: 'service_unavailable',
+      message: 'The database is unavailable. Try again shortly.',
+      headers: { 'Retry-After': '5' },
+      unexpected: true,
+    };
   }
   const pgCode = (exception as { driverError?: { code?: string } } | null)?.driverError?.code;
   if (pgCode && PG_CLIENT_ERRORS[pgCode]) {

@@ -3,6 +3,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import type { AppConfig } from '@/config/app-config';
 import { ERROR_CODES } from './error-codes';
 import { ErrorEnvelopeDto } from './openapi';
+import { documentLimits } from './openapi-limits';
 
 /** One tag per functional area (interface-v1 section 1), in the order of the contract. */
 export const API_TAGS: { name: string; description: string }[] = [
@@ -50,6 +51,13 @@ export const API_TAGS: { name: string; description: string }[] = [
   { name: 'integrations', description: 'Outbound signed webhooks, Open Badges 3.0, calendar feed, xAPI export' },
   { name: 'admin', description: 'Platform administration (platform_admin)' },
 ];
+
+/** How the server entry names its environment (words operators and linters recognize). */
+const ENVIRONMENT: Record<AppConfig['nodeEnv'], string> = {
+  development: 'local development',
+  test: 'test',
+  production: 'production',
+};
 
 const WRITE_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 const ENVELOPE_REF = { $ref: '#/components/schemas/ErrorEnvelopeDto' };
@@ -152,7 +160,8 @@ export function completeOperations(doc: OpenAPIObject): OpenAPIObject {
         }
       }
       describeRefusals(op, refusals);
-      if (op.parameters?.length || op.requestBody)
+      // A malformed path parameter is 404 (every one names something); query, header and body are validated (422).
+      if (op.requestBody || (op.parameters as { in?: string }[] | undefined)?.some((p) => p.in !== 'path'))
         addResponse(op, 422, 'Invalid body or parameters (`validation_error`)');
       addResponse(op, 500, 'Internal failure (`internal_error`)');
       const line = `**Access:** ${access.join('; ')}.`;
@@ -178,12 +187,13 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, v
       ].join(' '),
     )
     .setVersion('1.0.0')
-    .addServer(config.baseUrl)
+    .addServer(config.baseUrl, `This instance (${ENVIRONMENT[config.nodeEnv]})`, {})
     .addCookieAuth('access_token', { type: 'apiKey', in: 'cookie', name: 'access_token' }, 'cookieAuth')
     .addBearerAuth(
       {
         type: 'http',
         scheme: 'bearer',
+        bearerFormat: 'opaque',
         description: 'Personal access token (`svc_live_...`) or OAuth token (`svc_oat_...`)',
       },
       'bearer',
@@ -197,5 +207,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, v
   (doc as OpenAPIObject & { 'x-error-codes'?: unknown })['x-error-codes'] = Object.entries(ERROR_CODES).map(
     ([code, e]) => ({ code, status: e.status, meaning: e.meaning }),
   );
-  return completeOperations(doc);
+  // The servers list is this one public instance, not an inventory of internal ones.
+  for (const server of doc.servers ?? []) (server as typeof server & { 'x-internal': boolean })['x-internal'] = false;
+  return documentLimits(completeOperations(doc));
 }

@@ -10,14 +10,25 @@ export const UNLOGGED_PATHS = new Set(['/health', '/ready', '/version']);
 const SECRET_PARAMS =
   /^(code|state|token|access_token|refresh_token|id_token|code_verifier|client_secret|password|otp)$/i;
 
-/** The path plus the query with secret values replaced. */
+/**
+ * Paths that carry a capability token in a segment (extensions-v2 25.2: the calendar feed, the one such path):
+ * the token is written as `[token]`.
+ */
+const SECRET_PATHS: readonly [RegExp, string][] = [[/^(\/api\/v1\/calendar\/)[^/?]*?(\.ics)?$/i, '$1[token]$2']];
+
+function safePath(path: string): string {
+  for (const [pattern, replacement] of SECRET_PATHS) if (pattern.test(path)) return path.replace(pattern, replacement);
+  return path;
+}
+
+/** The path (capability tokens removed) plus the query with secret values replaced. */
 export function safeUrl(url: string | undefined): string {
   if (!url) return '';
   const q = url.indexOf('?');
-  if (q < 0) return url;
+  if (q < 0) return safePath(url);
   const params = new URLSearchParams(url.slice(q + 1));
   for (const key of [...params.keys()]) if (SECRET_PARAMS.test(key)) params.set(key, '[redacted]');
-  return `${url.slice(0, q)}?${params.toString()}`;
+  return `${safePath(url.slice(0, q))}?${params.toString()}`;
 }
 
 /**

@@ -105,6 +105,36 @@ export class PersonalDataRegistry implements OnModuleInit {
   }
 }
 
+let cursorCounter = 0;
+
+/**
+ * An exporter's rows, fetched in batches: inside a transaction (the export job's snapshot) through a server-side
+ * cursor, so a person with many rows never has them all in memory at once; outside one (tests, ad-hoc calls) as a
+ * single query. `sql` is any SELECT with its parameters.
+ */
+export async function* streamRows(
+  db: EntityManager,
+  sql: string,
+  params: readonly unknown[],
+  batch = 2_000,
+): AsyncIterable<ExportedRow> {
+  if (!db.queryRunner?.isTransactionActive) {
+    yield* await db.query<ExportedRow[]>(sql, [...params]);
+    return;
+  }
+  const cursor = `personal_export_${++cursorCounter}`;
+  await db.query(`DECLARE ${cursor} NO SCROLL CURSOR FOR ${sql}`, [...params]);
+  try {
+    for (;;) {
+      const rows = await db.query<ExportedRow[]>(`FETCH FORWARD ${batch} FROM ${cursor}`);
+      yield* rows;
+      if (rows.length < batch) return;
+    }
+  } finally {
+    await db.query(`CLOSE ${cursor}`).catch(() => undefined);
+  }
+}
+
 /** Collects an export's rows whatever the handler returns. */
 export async function collectRows(source: AsyncIterable<ExportedRow> | Promise<ExportedRow[]>): Promise<ExportedRow[]> {
   if (source instanceof Promise) return await source;

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '@/core/clock/clock';
+import { MetricsService } from '@/core/metrics/metrics.service';
 import { backoffDelay } from './job-definition';
 import { JobRegistry } from './job-registry';
 import { JobsRepository } from './jobs.repository';
@@ -16,6 +17,7 @@ export class JobRunner {
     private readonly registry: JobRegistry,
     private readonly jobs: JobsService,
     private readonly clock: Clock,
+    private readonly metrics: MetricsService,
   ) {}
 
   readonly execute = async (id: string): Promise<void> => {
@@ -26,7 +28,7 @@ export class JobRunner {
       await this.repository.fail(id, `No handler for job ${row.name}`, true, null, false);
       return;
     }
-    // Elapsed time for the log only: a monotonic measure, not the Clock.
+    // Elapsed time for the log and the metrics: a monotonic measure, not the Clock.
     const started = performance.now();
     try {
       await entry.handle(this.jobs.openPayload(row.payload), {
@@ -35,12 +37,14 @@ export class JobRunner {
         organizationId: row.organization_id,
       });
       await this.repository.complete(id, entry.def.sensitive);
+      this.metrics.jobTried(row.queue, row.name, (performance.now() - started) / 1000, null);
       this.logger.debug({ job_id: id, job: row.name, ms: Math.round(performance.now() - started) }, 'Job completed');
     } catch (err) {
       const final = row.attempts >= row.max_attempts;
       const retryAt = final ? null : this.clock.in(backoffDelay(entry.def, row.attempts));
       const message = err instanceof Error ? `${err.name}: ${err.message}` : 'Unknown error';
       await this.repository.fail(id, message, final, retryAt, entry.def.sensitive);
+      this.metrics.jobTried(row.queue, row.name, (performance.now() - started) / 1000, { final });
       this.logger[final ? 'error' : 'warn'](
         { job_id: id, job: row.name, attempt: row.attempts, err },
         final ? 'Job failed for good' : 'Job failed; it will be retried',

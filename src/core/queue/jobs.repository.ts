@@ -13,6 +13,21 @@ export interface JobRow {
   run_after: Date;
 }
 
+/** An outbox row as operators see it (no payload: it may hold personal data, and sensitive ones are sealed). */
+export interface OutboxRow {
+  id: string;
+  queue: string;
+  name: string;
+  organization_id: string | null;
+  status: 'pending' | 'running' | 'failed';
+  attempts: number;
+  max_attempts: number;
+  run_after: Date;
+  last_error: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
 export interface JobStatus {
   status: string;
   attempts: number;
@@ -133,5 +148,30 @@ export class JobsRepository {
       [id],
     );
     return rows[0] ?? null;
+  }
+
+  /** Outbox rows not finished (pending, running) or failed for good, oldest due first. */
+  async listOutbox(filter: {
+    statuses: readonly OutboxRow['status'][];
+    queue?: string;
+    limit: number;
+    offset: number;
+  }): Promise<{ rows: OutboxRow[]; total: number }> {
+    const params: unknown[] = [filter.statuses];
+    let where = 'status = ANY($1::text[])';
+    if (filter.queue) {
+      params.push(filter.queue);
+      where += ` AND queue = $${params.length}`;
+    }
+    const [rows, count] = await Promise.all([
+      this.dataSource.query<OutboxRow[]>(
+        `SELECT id, queue, name, organization_id, status, attempts, max_attempts, run_after, last_error, created_at,
+                updated_at
+           FROM jobs WHERE ${where} ORDER BY run_after, id LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
+        [...params, filter.limit, filter.offset],
+      ),
+      this.dataSource.query<{ n: string }[]>(`SELECT count(*) AS n FROM jobs WHERE ${where}`, params),
+    ]);
+    return { rows, total: Number(count[0]?.n ?? 0) };
   }
 }

@@ -3,7 +3,7 @@ import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import type { Tx } from '@/core/database/transaction';
 import { definedJobs, type JobDefinition } from './job-definition';
-import { JobsRepository } from './jobs.repository';
+import { JobsRepository, type OutboxRow } from './jobs.repository';
 import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver';
 
 export interface EnqueueOptions {
@@ -69,6 +69,16 @@ export class JobsService implements OnApplicationShutdown {
       return JSON.parse(this.crypto.decrypt((stored as SealedPayload).$sealed)) as unknown;
     }
     return stored;
+  }
+
+  /** Outbox rows not finished or failed for good, for operators (`GET /api/v1/admin/jobs`). */
+  outbox(filter: {
+    statuses: readonly OutboxRow['status'][];
+    queue?: string;
+    limit: number;
+    offset: number;
+  }): Promise<{ rows: OutboxRow[]; total: number }> {
+    return this.repository.listOutbox(filter);
   }
 
   /** Waits for every dispatch this process started (used at shutdown and by tests). */

@@ -2,7 +2,8 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { AuthenticatedRequest } from '@/core/auth/credential';
 import { RATE_LIMITS, type RateLimitPolicy } from './rate-limit';
-import { RateLimitService } from './rate-limit.service';
+import { rateLimitHeaders, type RateLimitState, RateLimitService } from './rate-limit.service';
+import type { Response } from 'express';
 
 /** Counts every `@RateLimit` policy of the operation; runs after the credential guard. */
 @Injectable()
@@ -16,10 +17,14 @@ export class RateLimitGuard implements CanActivate {
     const policies = this.reflector.get<RateLimitPolicy[] | undefined>(RATE_LIMITS, context.getHandler());
     if (!policies?.length) return true;
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    const states: RateLimitState[] = [];
     for (const policy of policies) {
       const key = keyOf(policy, req);
-      if (key !== null) await this.limits.consume(policy, key);
+      const state = key === null ? null : await this.limits.consume(policy, key);
+      if (state) states.push(state);
     }
+    const res = context.switchToHttp().getResponse<Response>();
+    for (const [name, value] of Object.entries(rateLimitHeaders(states))) res.setHeader(name, value);
     return true;
   }
 }

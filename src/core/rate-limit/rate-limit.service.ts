@@ -6,6 +6,36 @@ import { ApiError } from '@/core/http/api-error';
 import { REDIS } from '@/core/redis/redis.module';
 import type { RateLimitPolicy } from './rate-limit';
 
+/** What is left of one policy's quota for the caller. */
+export interface RateLimitState {
+  readonly policy: RateLimitPolicy;
+  readonly remaining: number;
+  /** Seconds until the window resets. */
+  readonly resetSeconds: number;
+}
+
+function stateOf(policy: RateLimitPolicy, res: RateLimiterRes): RateLimitState {
+  return {
+    policy,
+    remaining: Math.max(0, res.remainingPoints),
+    resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)),
+  };
+}
+
+/**
+ * The IETF `RateLimit-Policy` and `RateLimit` fields (draft-ietf-httpapi-ratelimit-headers: structured-field
+ * lists, one item per policy: quota `q` per window `w` seconds; remaining `r`, reset in `t` seconds).
+ */
+export function rateLimitHeaders(states: readonly RateLimitState[]): Record<string, string> {
+  if (states.length === 0) return {};
+  return {
+    'RateLimit-Policy': states
+      .map((s) => `"${s.policy.name}";q=${s.policy.points};w=${s.policy.durationSeconds}`)
+      .join(', '),
+    RateLimit: states.map((s) => `"${s.policy.name}";r=${s.remaining};t=${s.resetSeconds}`).join(', '),
+  };
+}
+
 /**
  * Counters for named limits: in Redis (shared by every instance) when configured, with an in-memory
  * fallback while Redis is unreachable; in memory otherwise.
@@ -20,14 +50,21 @@ export class RateLimitService {
     @Inject(REDIS) private readonly redis: Redis | null,
   ) {}
 
-  /** Counts one hit of `key` against `policy`; throws 429 `too_many_requests` once the limit is passed. */
-  async consume(policy: RateLimitPolicy, key: string, points = 1): Promise<void> {
+  /**
+   * Counts one hit of `key` against `policy`; throws 429 `too_many_requests` once the limit is passed (with the
+   * `RateLimit` fields of the policy). Returns what is left, or null when the store failed (the request goes on).
+   */
+  async consume(policy: RateLimitPolicy, key: string, points = 1): Promise<RateLimitState | null> {
     try {
-      await this.limiter(policy).consume(key, points);
+      const res = await this.limiter(policy).consume(key, points);
+      return stateOf(policy, res);
     } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) throw ApiError.tooManyRequests(rejection.msBeforeNext / 1000);
+      if (rejection instanceof RateLimiterRes) {
+        throw ApiError.tooManyRequests(rejection.msBeforeNext / 1000, rateLimitHeaders([stateOf(policy, rejection)]));
+      }
       // The store failed and the insurance limiter too: fail open rather than lock everyone out.
       this.logger.error({ err: rejection, policy: policy.name }, 'Rate limiter failed');
+      return null;
     }
   }
 

@@ -1,10 +1,11 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { PlatformRoles } from '@/core/auth/access.decorators';
 import { OrgScoped, Roles } from '@/core/auth/tenancy';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
 import { AuditLogService } from './audit-log.service';
-import { AuditEntryDto, AuditQueryDto } from './dto/audit-entry.dto';
+import { AuditEntryDto, AuditQueryDto, PlatformAuditEntryDto, PlatformAuditQueryDto } from './dto/audit-entry.dto';
 
 @ApiTags('audit')
 @Controller('organizations/:org_id/audit')
@@ -26,5 +27,26 @@ export class AuditLogController {
   @ApiErrors(422)
   list(@Param('org_id') orgId: string, @Query() query: AuditQueryDto): Promise<Page<AuditEntryDto>> {
     return this.audit.list(orgId.toLowerCase(), query);
+  }
+}
+
+@ApiTags('audit')
+@Controller('admin/audit')
+@PlatformRoles('platform_admin')
+export class PlatformAuditController {
+  constructor(private readonly audit: AuditLogService) {}
+
+  @Get()
+  @ApiOperation({
+    summary: 'The platform audit log (platform admin)',
+    description:
+      'Every entry, of every organization and of the platform (`organization_id` null), `(created_at, id)` ' +
+      'descending. `organization_id` filters one organization, or `none` for platform-level entries; `actor_id` ' +
+      'who acted; `action`, `since` and `until` as in the organization log.',
+  })
+  @ApiPageResponse(PlatformAuditEntryDto)
+  @ApiErrors(422)
+  list(@Query() query: PlatformAuditQueryDto): Promise<Page<PlatformAuditEntryDto>> {
+    return this.audit.listAll(query);
   }
 }

@@ -5,6 +5,7 @@ import {
   type ExportedRow,
   PersonalData,
   type PersonalDataHandler,
+  streamRows,
 } from '@/core/privacy/personal-data';
 import { UsersService } from '@/modules/users/users.service';
 import { SessionsRepository } from './sessions.repository';
@@ -75,8 +76,9 @@ export class ChallengesPersonalData implements PersonalDataHandler {
 export class SessionsPersonalData implements PersonalDataHandler {
   constructor(private readonly sessions: SessionsRepository) {}
 
-  async export(userId: string, db: EntityManager): Promise<ExportedRow[]> {
-    return db.query(
+  export(userId: string, db: EntityManager): AsyncIterable<ExportedRow> {
+    return streamRows(
+      db,
       `SELECT id, 'own' AS kind, device, created_at, last_seen_at, expires_at, revoked_at, revoked_reason,
               impersonator_id IS NOT NULL AS impersonated
        FROM sessions WHERE user_id = $1

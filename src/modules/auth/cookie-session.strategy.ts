@@ -9,6 +9,7 @@ import { Clock } from '@/core/clock/clock';
 import { COOKIE } from '@/core/http/cookies';
 import { UsersService } from '@/modules/users/users.service';
 import { SessionsRepository } from './sessions.repository';
+import { VerifiedTokenMemo } from './verified-tokens';
 
 interface AccessClaims {
   sub: string;
@@ -43,6 +44,8 @@ export class CookieSessionStrategy extends PassportStrategy(Strategy, STRATEGY.c
       audience: 'access',
       ignoreExpiration: true,
     });
+    // A token's signature, issuer and audience are checked by passport-jwt once, not on every request.
+    new VerifiedTokenMemo(tokens.keyObject('access')).install((this as unknown as { _verifOpts: unknown })._verifOpts);
   }
 
   async validate(claims: AccessClaims): Promise<Credential | false> {

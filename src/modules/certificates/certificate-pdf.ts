@@ -21,6 +21,8 @@ export interface CertificatePdfInput {
   /** The QR code of `verifyUrl`: `size` x `size` modules, row-major, 1 = dark (qrcode's `create().modules`). */
   qr: { size: number; data: ArrayLike<number> };
   logo: LogoImage | null;
+  /** A template preview: a large MUESTRA / SAMPLE mark across the page (16.2). */
+  sample?: boolean;
 }
 
 const TEXT: Record<
@@ -252,6 +254,18 @@ export function renderCertificatePdf(input: CertificatePdfInput): Promise<Buffer
 
   if (input.template.footer_text) {
     centered(input.template.footer_text, H - 58, 9, 'Helvetica', '#777777');
+  }
+
+  if (input.sample) {
+    doc.save();
+    doc.rotate(-24, { origin: [W / 2, H / 2] });
+    doc
+      .font('Helvetica-Bold')
+      .fontSize(110)
+      .fillColor('#B00020')
+      .fillOpacity(0.22)
+      .text(input.lang === 'en' ? 'SAMPLE' : 'MUESTRA', 0, H / 2 - 60, { width: W, align: 'center' });
+    doc.restore();
   }
 
   if (input.status !== 'active') {

@@ -34,14 +34,20 @@ export interface OrganizationTemplateSource {
   certAccentColor: string | null;
 }
 
-/** What a certificate of this organization shows: its template, then the platform default, field by field. */
-export function effectiveTemplate(org: OrganizationTemplateSource): CertificateTemplate & { issuer_name: string } {
+/**
+ * What a certificate of this organization shows: its template, then the platform default (the stored one,
+ * 16.2; the constant until a platform admin saves one), field by field.
+ */
+export function effectiveTemplate(
+  org: OrganizationTemplateSource,
+  platform: Readonly<CertificateTemplate> = DEFAULT_TEMPLATE,
+): CertificateTemplate & { issuer_name: string } {
   return {
-    issuer_name: org.certIssuerName ?? DEFAULT_TEMPLATE.issuer_name ?? org.name,
-    signature_name: org.certSignatureName ?? DEFAULT_TEMPLATE.signature_name,
-    signature_title: org.certSignatureTitle ?? DEFAULT_TEMPLATE.signature_title,
-    logo_url: org.certLogoUrl ?? DEFAULT_TEMPLATE.logo_url ?? org.logoUrl,
-    footer_text: org.certFooterText ?? DEFAULT_TEMPLATE.footer_text,
-    accent_color: org.certAccentColor ?? DEFAULT_TEMPLATE.accent_color,
+    issuer_name: org.certIssuerName ?? platform.issuer_name ?? org.name,
+    signature_name: org.certSignatureName ?? platform.signature_name,
+    signature_title: org.certSignatureTitle ?? platform.signature_title,
+    logo_url: org.certLogoUrl ?? platform.logo_url ?? org.logoUrl,
+    footer_text: org.certFooterText ?? platform.footer_text,
+    accent_color: org.certAccentColor ?? platform.accent_color,
   };
 }

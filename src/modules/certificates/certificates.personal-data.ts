@@ -32,3 +32,19 @@ export class IssuedCertificatesPersonalData implements PersonalDataHandler {
     );
   }
 }
+
+/**
+ * Platform settings the person saved as a platform admin (the default certificate template, 16.2): which and
+ * when (`certificates.json`). On erasure the setting stays (it is the platform's) and loses its author.
+ */
+@Injectable()
+@PersonalData({ area: 'certificates', key: 'platform_settings_saved', tables: ['platform_settings'] })
+export class PlatformSettingsPersonalData implements PersonalDataHandler {
+  async export(userId: string, db: EntityManager): Promise<ExportedRow[]> {
+    return db.query(`SELECT key, updated_at FROM platform_settings WHERE updated_by = $1 ORDER BY key`, [userId]);
+  }
+
+  async erase({ userId, tx }: EraseContext): Promise<void> {
+    await tx.manager.query(`UPDATE platform_settings SET updated_by = NULL WHERE updated_by = $1`, [userId]);
+  }
+}

@@ -15,3 +15,11 @@ export const PDF_ACCOUNT: RateLimitPolicy = {
   durationSeconds: 60,
   key: 'account',
 };
+
+/** 16.2: template previews, 20 per minute per account. */
+export const PREVIEW_ACCOUNT: RateLimitPolicy = {
+  name: 'certificates.preview.account',
+  points: 20,
+  durationSeconds: 60,
+  key: 'account',
+};

@@ -37,7 +37,11 @@ export class IssuedCertificatesController {
   @Roles('owner', 'admin', 'teacher')
   @ApiOperation({
     summary: 'Certificates issued by the organization',
-    description: `A page, most recent first, filtered by course, program, cohort, status and type. ${ACCESS}`,
+    description:
+      `A page, most recent first, filtered by course, program, cohort, status and type. ${ACCESS} ` +
+      '`total` is always exact. With no filter or only `status`/`type` it is read from per-organization counters that ' +
+      'the database updates in the same transaction as every certificate change (no `count(*)` over the organization); ' +
+      'with a course, program or cohort filter (and for teachers) the matches are counted through their own index.',
   })
   @ApiPageResponse(IssuedCertificateDto)
   @ApiErrors([403, 'forbidden'], [404, 'not_found'], [422, 'validation_error'])

@@ -5,7 +5,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import { isAllowedAddress } from './public-address';
+import { isAllowedAddress } from '@/core/http/public-address';
 
 /** How long fetching a logo may take in all, redirects included: 3 s. Injected, so tests can shorten it. */
 export const LOGO_FETCH_TIMEOUT_MS = Symbol('LOGO_FETCH_TIMEOUT_MS');

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '@/core/auth/access.decorators';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
-import { DEFAULT_TEMPLATE } from './certificate-template';
+import { PlatformTemplateStore } from './platform-template';
 import { VERIFY_IP } from './certificates.rate-limits';
 import { CertificatesService } from './certificates.service';
 import { CertificateTemplateResponseDto, VerificationDto, VerificationParamsDto } from './dto/certificate.dto';
@@ -15,7 +15,10 @@ export const VERIFY_CACHE_CONTROL = 'no-store';
 @Controller()
 @Public()
 export class PublicCertificatesController {
-  constructor(private readonly certificates: CertificatesService) {}
+  constructor(
+    private readonly certificates: CertificatesService,
+    private readonly platformTemplate: PlatformTemplateStore,
+  ) {}
 
   @Get('certificate-template')
   @Header('Cache-Control', 'public, max-age=300')
@@ -31,8 +34,8 @@ export class PublicCertificatesController {
     type: CertificateTemplateResponseDto,
     headers: { 'Cache-Control': { description: '`public, max-age=300`', schema: { type: 'string' } } },
   })
-  template(): CertificateTemplateResponseDto {
-    return { template: { ...DEFAULT_TEMPLATE } };
+  async template(): Promise<CertificateTemplateResponseDto> {
+    return { template: await this.platformTemplate.template() };
   }
 
   @Get('public/certificates/verify/:code')

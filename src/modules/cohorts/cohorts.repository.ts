@@ -258,6 +258,20 @@ export class CohortsRepository {
   }
 
   /** The students of every cohort this person teaches in the organization. */
+  async studentsAmongTaughtBy(
+    organizationId: string,
+    teacherId: string,
+    userIds: readonly string[],
+  ): Promise<string[]> {
+    const rows = await this.dataSource.query<{ user_id: string }[]>(
+      `SELECT DISTINCT s.user_id FROM cohort_members t
+       JOIN cohort_members s ON s.cohort_id = t.cohort_id AND s.organization_id = t.organization_id AND s.role = 'student'
+       WHERE t.organization_id = $1 AND t.user_id = $2 AND t.role = 'teacher' AND s.user_id = ANY($3::uuid[])`,
+      [organizationId, teacherId, userIds],
+    );
+    return rows.map((r) => r.user_id);
+  }
+
   async studentIdsTaughtBy(organizationId: string, teacherId: string): Promise<string[]> {
     const rows = await this.dataSource.query<{ user_id: string }[]>(
       `SELECT DISTINCT s.user_id FROM cohort_members t

@@ -66,6 +66,11 @@ export class CohortsService {
     return this.cohorts.isTeacherOf(organizationId, cohortId, userId);
   }
 
+  /** Of `userIds`, those who are students of a cohort of the organization that `teacherId` teaches. */
+  studentsAmongTaughtBy(organizationId: string, teacherId: string, userIds: readonly string[]): Promise<string[]> {
+    return this.cohorts.studentsAmongTaughtBy(organizationId, teacherId, userIds);
+  }
+
   studentIdsTaughtBy(organizationId: string, teacherId: string): Promise<string[]> {
     return this.cohorts.studentIdsTaughtBy(organizationId, teacherId);
   }

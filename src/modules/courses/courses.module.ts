@@ -1,19 +1,26 @@
 import { Module } from '@nestjs/common';
+import { MembersModule } from '@/modules/members/members.module';
 import { CatalogService } from './catalog.service';
 import { CoursesController } from './courses.controller';
 import { CourseRatingsPersonalData } from './courses.personal-data';
 import { CoursesRepository } from './courses.repository';
 import { CoursesService } from './courses.service';
+import { MyRatingsController, RatingsController } from './ratings.controller';
+import { RatingsRepository } from './ratings.repository';
+import { RatingsService } from './ratings.service';
 import { LessonPassagesService } from './lesson-passages.service';
 import { FullTextPassageRetriever, PassageRetriever } from './passage-retrieval';
 
 @Module({
-  controllers: [CoursesController],
+  imports: [MembersModule],
+  controllers: [CoursesController, RatingsController, MyRatingsController],
   providers: [
     CoursesRepository,
     CatalogService,
     CoursesService,
     CourseRatingsPersonalData,
+    RatingsRepository,
+    RatingsService,
     // Retrieval for the tutor; a vector store would be bound here instead.
     { provide: PassageRetriever, useClass: FullTextPassageRetriever },
     LessonPassagesService,

@@ -32,12 +32,23 @@ export class EmailWebhooksController {
       'valid recipient and every other type change nothing (`ignored`, recorded too). Without a configured secret ' +
       'the route answers 404 `feature_disabled`. No credential: only the signature authenticates.',
   })
-  @ApiHeader({ name: 'webhook-id', required: true, description: 'The message id (1..256 characters)' })
-  @ApiHeader({ name: 'webhook-timestamp', required: true, description: 'Signing time, integer seconds since 1970' })
+  @ApiHeader({
+    name: 'webhook-id',
+    required: true,
+    description: 'The message id (1..256 characters)',
+    schema: { type: 'string', minLength: 1, maxLength: 256 },
+  })
+  @ApiHeader({
+    name: 'webhook-timestamp',
+    required: true,
+    description: 'Signing time, integer seconds since 1970',
+    schema: { type: 'string', pattern: '^[0-9]{1,12}$' },
+  })
   @ApiHeader({
     name: 'webhook-signature',
     required: true,
-    description: 'Space-separated `v1,<base64 HMAC-SHA256>` entries',
+    description: 'Space-separated `v1,<base64 HMAC-SHA256>` entries (bounded by the 16 KiB limit on request headers)',
+    schema: { type: 'string', maxLength: 16_384 },
   })
   @ApiBody({ schema: EMAIL_EVENT_SCHEMA as object, description: 'The Resend event, verified as raw bytes' })
   @ApiOkResponse({ type: WebhookReceiptDto })

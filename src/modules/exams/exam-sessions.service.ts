@@ -8,7 +8,7 @@ import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { JobsService } from '@/core/queue/jobs.service';
-import { UsersService } from '@/modules/users/users.service';
+import { anonymousPerson, PeopleService } from '@/modules/members/people.service';
 import { ExamAccess } from './exam-access';
 import { applyEvents, deadlineOf, drawQuestions, GRACE_MS, isOpenAt, isOverdue } from './exam-rules';
 import { CLOSE_SESSION } from './exam-jobs.definitions';
@@ -66,7 +66,7 @@ export class ExamSessionsService {
     private readonly sessions: ExamSessionsRepository,
     private readonly exams: ExamsRepository,
     private readonly access: ExamAccess,
-    private readonly users: UsersService,
+    private readonly people: PeopleService,
     private readonly audit: AuditService,
     private readonly events: DomainEvents,
     private readonly jobs: JobsService,
@@ -568,29 +568,13 @@ export class ExamSessionsService {
       const parts = { session, questions: q.get(session.id) ?? [], answers: a.get(session.id) ?? [] };
       return session.user_id === member.userId
         ? learnerView(parts, exam.show_results, now)
-        : staffView(parts, people.get(session.user_id) ?? anonymous(), now);
+        : staffView(parts, people.get(session.user_id) ?? anonymousPerson(), now);
     });
   }
 
   /** People as staff see them (2.2: staff always see the people they oversee). */
   private async persons(userIds: string[]): Promise<PersonDto[]> {
-    if (userIds.length === 0) return [];
-    const found = new Map((await this.users.findByIds(userIds)).map((u) => [u.id, u]));
-    return userIds.map((id) => {
-      const user = found.get(id);
-      if (!user) return anonymous();
-      const dto = this.users.toDto(user);
-      return {
-        user_id: dto.id,
-        username: dto.username,
-        name: dto.name,
-        avatar_svg_url: dto.avatar_svg_url,
-        anonymous: false,
-      };
-    });
+    const named = await this.people.named(userIds);
+    return userIds.map((id) => named.get(id) ?? anonymousPerson());
   }
-}
-
-function anonymous(): PersonDto {
-  return { user_id: null, username: null, name: null, avatar_svg_url: null, anonymous: true };
 }

@@ -3,7 +3,7 @@ import { CompletionRequirements } from '@/modules/progress/completion-requiremen
 import { CohortsModule } from '@/modules/cohorts/cohorts.module';
 import { CoursesModule } from '@/modules/courses/courses.module';
 import { ProgressModule } from '@/modules/progress/progress.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { MembersModule } from '@/modules/members/members.module';
 import { EditorExamsController } from './editor-exams.controller';
 import { ExamAccess } from './exam-access';
 import { ExamAuthoringService } from './exam-authoring.service';
@@ -24,7 +24,7 @@ import { ExamsService } from './exams.service';
  */
 @Global()
 @Module({
-  imports: [CoursesModule, ProgressModule, CohortsModule, UsersModule],
+  imports: [CoursesModule, ProgressModule, CohortsModule, MembersModule],
   controllers: [EditorExamsController, ExamsController, ExamSessionsController],
   providers: [
     ExamsRepository,

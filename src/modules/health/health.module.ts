@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { HealthController } from './health.controller';
 import { HealthService } from './health.service';
+import { MetricsController } from './metrics.controller';
 
-@Module({ controllers: [HealthController], providers: [HealthService] })
+@Module({ controllers: [HealthController, MetricsController], providers: [HealthService] })
 export class HealthModule {}

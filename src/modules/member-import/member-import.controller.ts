@@ -22,7 +22,7 @@ import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
 import { CsvUploadInterceptor } from './csv-upload.interceptor';
 import { ImportQueuedDto, ImportStatusDto } from './dto/member-import.dto';
-import { readImportFile } from './import-file';
+import { IMPORT_MAX_BYTES, readImportFile } from './import-file';
 import { MemberImportService } from './member-import.service';
 
 @ApiTags('members')
@@ -44,7 +44,8 @@ export class MemberImportController {
         file: {
           type: 'string',
           format: 'binary',
-          description: 'CSV: header email,name,role,cohort; `,` or `;`; UTF-8',
+          maxLength: IMPORT_MAX_BYTES,
+          description: `CSV: header email,name,role,cohort; \`,\` or \`;\`; UTF-8; at most ${IMPORT_MAX_BYTES} bytes`,
         },
       },
     },

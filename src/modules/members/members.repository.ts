@@ -9,6 +9,7 @@ export interface MemberRow {
   name: string | null;
   email: string;
   role: OrgRole;
+  minor: boolean;
   cohort_ids: string[];
   joined_at: Date;
 }
@@ -24,7 +25,7 @@ export interface MemberFilter {
   offset: number;
 }
 
-const SELECT = `SELECT m.user_id, u.name, u.email, m.role, m.joined_at,
+const SELECT = `SELECT m.user_id, u.name, u.email, m.role, m.joined_at, u.age_bracket = 'under_18' AS minor,
     ARRAY(SELECT cm.cohort_id::text FROM cohort_members cm
           WHERE cm.organization_id = m.organization_id AND cm.user_id = m.user_id ORDER BY cm.cohort_id) AS cohort_ids
   FROM memberships m JOIN users u ON u.id = m.user_id`;

@@ -1,5 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { AuditService } from '@/core/audit/audit.service';
+import { MINOR_AGE_BRACKET } from '@/core/auth/credential';
 import { isAdmin, type Membership, type OrgRole } from '@/core/auth/tenancy';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
@@ -11,6 +12,7 @@ import { OrganizationsService } from '@/modules/organizations/organizations.serv
 import { UsersService } from '@/modules/users/users.service';
 import type { MemberDto, MemberListQueryDto } from './dto/member.dto';
 import type { ColleagueProfileDto } from './dto/profile.dto';
+import { ProfileGamification } from './profile-gamification.port';
 import { leavesNoOwner, mayChangeRole, mayRemove } from './member-rules';
 import { type MemberRow, MembersRepository } from './members.repository';
 
@@ -33,6 +35,7 @@ export class MembersService {
     private readonly transactions: TransactionRunner,
     private readonly apiKeys: ApiKeysService,
     private readonly oauthTokens: TokenService,
+    @Optional() private readonly gamification?: ProfileGamification,
   ) {}
 
   async list(caller: Membership, query: MemberListQueryDto): Promise<Page<MemberDto>> {
@@ -131,8 +134,12 @@ export class MembersService {
   async profile(caller: Membership, username: string): Promise<ColleagueProfileDto> {
     const id = await this.members.memberIdByUsername(caller.organizationId, username.toLowerCase());
     const user = id ? await this.users.findById(id) : null;
-    if (!user || (!user.publicProfile && user.id !== caller.userId)) throw ApiError.notFound();
+    // Minors never have a public profile (17.6), whatever the flag says.
+    const visible =
+      user && (user.id === caller.userId || (user.publicProfile && user.ageBracket !== MINOR_AGE_BRACKET));
+    if (!user || !visible) throw ApiError.notFound();
     const dto = this.users.toDto(user);
+    const viewer = user.id === caller.userId ? user : await this.users.findById(caller.userId);
     return {
       username: dto.username,
       name: dto.name,
@@ -141,6 +148,9 @@ export class MembersService {
       location: dto.location,
       avatar_url: dto.avatar_url,
       avatar_svg_url: dto.avatar_svg_url,
+      gamification: this.gamification
+        ? await this.gamification.of(caller.organizationId, user.id, viewer?.locale ?? 'es')
+        : null,
     };
   }
 }
@@ -151,6 +161,7 @@ function toDto(row: MemberRow): MemberDto {
     name: row.name,
     email: row.email,
     role: row.role,
+    minor: row.minor === true,
     cohort_ids: row.cohort_ids,
     joined_at: row.joined_at.toISOString(),
   };

@@ -7,6 +7,11 @@ import { MembersService } from './members.service';
 
 @ApiTags('users')
 @ApiParam({ name: 'org_id', format: 'uuid', description: 'The organization' })
+@ApiParam({
+  name: 'username',
+  description: 'The handle of the profile',
+  schema: { type: 'string', pattern: '^[a-z0-9]{3,20}(-[a-z0-9]{4})?$', maxLength: 25 },
+})
 @Controller('organizations/:org_id/profiles')
 export class ProfilesController {
   constructor(private readonly members: MembersService) {}

@@ -1,5 +1,5 @@
 import { matchesRegisteredRedirect, redirectUriProblem, validateRegistration } from './client-registration';
-import { OAuthError } from './oauth-errors';
+import { OAuthError, singleParam } from './oauth-errors';
 
 function errorOf(fn: () => unknown): string | null {
   try {
@@ -44,6 +44,15 @@ describe('redirect URIs', () => {
   });
 });
 
+describe('protocol parameters', () => {
+  it('are at most 2048 characters (invalid_request beyond)', () => {
+    expect(singleParam({ state: 'x'.repeat(2048) }, 'state')).toHaveLength(2048);
+    expect(() => singleParam({ state: 'x'.repeat(2049) }, 'state')).toThrow(
+      expect.objectContaining({ error: 'invalid_request' }) as Error,
+    );
+  });
+});
+
 describe('validateRegistration', () => {
   const valid = { redirect_uris: ['https://tool.example/cb'], client_name: 'Tool' };
 
@@ -76,6 +85,9 @@ describe('validateRegistration', () => {
     [{ ...valid, token_endpoint_auth_method: 'client_secret_basic' }, 'invalid_client_metadata'],
     [{ ...valid, grant_types: ['client_credentials'] }, 'invalid_client_metadata'],
     [{ ...valid, grant_types: ['refresh_token'] }, 'invalid_client_metadata'],
+    // Lists are bounded (10 entries of at most 100 characters), as the OpenAPI description says.
+    [{ ...valid, grant_types: Array.from({ length: 11 }, () => 'authorization_code') }, 'invalid_client_metadata'],
+    [{ ...valid, response_types: ['code', 'x'.repeat(101)] }, 'invalid_client_metadata'],
     [{ ...valid, response_types: ['token'] }, 'invalid_client_metadata'],
     [{ ...valid, scope: 'svc admin' }, 'invalid_client_metadata'],
     [{ ...valid, client_name: 'x'.repeat(201) }, 'invalid_client_metadata'],

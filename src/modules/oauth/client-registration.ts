@@ -4,6 +4,7 @@ export const SCOPE = 'svc';
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
 const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2000;
+const MAX_LIST_LENGTH = 10;
 const LOOPBACK_IPS = new Set(['127.0.0.1', '[::1]']);
 const LOOPBACK_NAMES = new Set([...LOOPBACK_IPS, 'localhost']);
 
@@ -90,10 +91,18 @@ function optionalHttpsUri(body: Record<string, unknown>, field: string): string 
 function stringList(body: Record<string, unknown>, field: string, fallback: string[]): string[] {
   const value = body[field];
   if (value === undefined) return fallback;
-  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string')) {
-    throw new OAuthError('invalid_client_metadata', `${field} must be a non-empty array of strings.`);
+  if (
+    !Array.isArray(value) ||
+    value.length === 0 ||
+    value.length > MAX_LIST_LENGTH ||
+    !value.every((v) => typeof v === 'string' && v.length <= 100)
+  ) {
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `${field} must be an array of 1 to ${MAX_LIST_LENGTH} strings of at most 100 characters.`,
+    );
   }
-  return [...new Set(value)];
+  return [...new Set(value as string[])];
 }
 
 /**

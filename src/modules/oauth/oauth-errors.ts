@@ -24,9 +24,18 @@ export function sendOAuthError(res: Response, err: OAuthError): void {
  * One parameter of a form or query: absent, or exactly one string. RFC 6749 section 3.1: parameters must not
  * be repeated.
  */
+/** No protocol parameter of this server is longer (tokens, codes, verifiers, URIs, state). */
+export const OAUTH_PARAM_MAX_LENGTH = 2048;
+
 export function singleParam(source: unknown, name: string): string | undefined {
   const value: unknown = (source as Record<string, unknown> | undefined)?.[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new OAuthError('invalid_request', `The parameter ${name} must appear once.`);
+  if (value.length > OAUTH_PARAM_MAX_LENGTH) {
+    throw new OAuthError(
+      'invalid_request',
+      `The parameter ${name} is longer than ${OAUTH_PARAM_MAX_LENGTH} characters.`,
+    );
+  }
   return value;
 }

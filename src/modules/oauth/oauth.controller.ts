@@ -112,13 +112,13 @@ export class OAuthController {
       'form posts to `/api/v1/oauth/authorize/decision`.',
   })
   @ApiQuery({ name: 'response_type', required: true, schema: { type: 'string', enum: ['code'] } })
-  @ApiQuery({ name: 'client_id', required: true, schema: { type: 'string' } })
-  @ApiQuery({ name: 'redirect_uri', required: true, schema: { type: 'string', format: 'uri' } })
-  @ApiQuery({ name: 'code_challenge', required: true, schema: { type: 'string' } })
+  @ApiQuery({ name: 'client_id', required: true, schema: { type: 'string', maxLength: 2048 } })
+  @ApiQuery({ name: 'redirect_uri', required: true, schema: { type: 'string', format: 'uri', maxLength: 2048 } })
+  @ApiQuery({ name: 'code_challenge', required: true, schema: { type: 'string', minLength: 43, maxLength: 43 } })
   @ApiQuery({ name: 'code_challenge_method', required: true, schema: { type: 'string', enum: ['S256'] } })
-  @ApiQuery({ name: 'state', required: false, schema: { type: 'string' } })
+  @ApiQuery({ name: 'state', required: false, schema: { type: 'string', maxLength: 2048 } })
   @ApiQuery({ name: 'scope', required: false, schema: { type: 'string', enum: ['svc'] } })
-  @ApiQuery({ name: 'resource', required: false, schema: { type: 'string', format: 'uri' } })
+  @ApiQuery({ name: 'resource', required: false, schema: { type: 'string', format: 'uri', maxLength: 2048 } })
   @ApiResponse({ status: 200, description: 'The consent page', content: HTML })
   @ApiResponse({
     status: 302,

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Patch, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { BrowserSessionOnly, CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators';
@@ -6,8 +6,13 @@ import type { Credential } from '@/core/auth/credential';
 import { OrgScoped, Roles } from '@/core/auth/tenancy';
 import { ApiErrors } from '@/core/http/openapi';
 import { UuidPipe } from '@/core/http/uuid';
+import { ApiPageResponse } from '@/core/http/openapi';
+import type { Page } from '@/core/http/pagination';
 import {
   ActiveOrganizationDto,
+  AdminOrganizationDto,
+  AdminOrganizationListQueryDto,
+  ChangePlanDto,
   CreateOrganizationDto,
   MyOrganizationsDto,
   OrganizationDto,
@@ -93,6 +98,37 @@ export class OrganizationsController {
     @Body() dto: ActiveOrganizationDto,
   ): Promise<MyOrganizationsDto> {
     return this.orgs.setActive(credential.userId, dto.organization_id.toLowerCase());
+  }
+
+  @Get('admin/organizations')
+  @PlatformRoles('platform_admin')
+  @ApiOperation({
+    summary: 'Every organization (platform admin)',
+    description: '`q` matches part of the name or slug; most recent first, each with `members_count`.',
+  })
+  @ApiPageResponse(AdminOrganizationDto)
+  @ApiErrors(422)
+  adminList(@Query() query: AdminOrganizationListQueryDto): Promise<Page<AdminOrganizationDto>> {
+    return this.orgs.adminList(query);
+  }
+
+  @Put('admin/organizations/:org_id/plan')
+  @PlatformRoles('platform_admin')
+  @ApiOperation({
+    summary: 'Change the plan and its limits (platform admin)',
+    description:
+      'Every field is required; a limit null is unlimited. A limit below the current count refuses only new joins ' +
+      '(`member_limit_reached`) and new AI calls. Audited (`organization.plan_changed`, old and new values).',
+  })
+  @ApiOkResponse({ type: OrganizationDto })
+  @ApiErrors(404, 422)
+  changePlan(
+    @Param('org_id', UuidPipe) orgId: string,
+    @Body() dto: ChangePlanDto,
+    @CurrentCredential() c: Credential,
+    @Req() req: Request,
+  ): Promise<OrganizationDto> {
+    return this.orgs.changePlan(orgId.toLowerCase(), dto, c.userId, req.ip);
   }
 
   @Post('admin/organizations/:org_id/suspend')

@@ -164,6 +164,26 @@ export class OrganizationsRepository {
     return row?.n ?? 0;
   }
 
+  /** The platform list (16.1): ids and member counts of a page, most recent first. */
+  async adminPage(
+    filter: { q?: string; status?: string; plan?: string },
+    page: { limit: number; offset: number },
+  ): Promise<{ rows: { id: string; members_count: number }[]; total: number }> {
+    const q = filter.q ? filter.q.replace(/[\\%_]/g, (c) => `\\${c}`) : null;
+    const where = `($1::text IS NULL OR o.name ILIKE '%' || $1 || '%' OR o.slug ILIKE '%' || $1 || '%')
+      AND ($2::text IS NULL OR o.status = $2) AND ($3::text IS NULL OR o.plan = $3)`;
+    const params = [q, filter.status ?? null, filter.plan ?? null];
+    const [rows, total] = await Promise.all([
+      this.dataSource.query<{ id: string; members_count: number }[]>(
+        `SELECT o.id, (SELECT count(*)::int FROM memberships m WHERE m.organization_id = o.id) AS members_count
+         FROM organizations o WHERE ${where} ORDER BY o.created_at DESC, o.id DESC LIMIT $4 OFFSET $5`,
+        [...params, page.limit, page.offset],
+      ),
+      this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM organizations o WHERE ${where}`, params),
+    ]);
+    return { rows, total: total[0].n };
+  }
+
   async countMembers(organizationId: string, tx?: Tx): Promise<number> {
     const [row] = await db(this.dataSource, tx).query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1`,

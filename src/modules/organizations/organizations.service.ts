@@ -10,7 +10,11 @@ import { ApiError } from '@/core/http/api-error';
 import { isUniqueViolation } from '@/core/database/constraint-violation';
 import { DEFAULT_TIME_ZONE } from '@/core/time/local-time';
 import { UsersService } from '@/modules/users/users.service';
+import { type Page, toPage } from '@/core/http/pagination';
 import type {
+  AdminOrganizationDto,
+  AdminOrganizationListQueryDto,
+  ChangePlanDto,
   CreateOrganizationDto,
   MyOrganizationsDto,
   OrganizationDto,
@@ -291,6 +295,60 @@ export class OrganizationsService extends TenancyResolver {
     };
   }
 
+  /** The platform list of organizations with their member counts (16.1). */
+  async adminList(query: AdminOrganizationListQueryDto): Promise<Page<AdminOrganizationDto>> {
+    const { rows, total } = await this.orgs.adminPage(query, query);
+    const orgs = new Map((await this.orgs.findByIds(rows.map((r) => r.id))).map((o) => [o.id, o]));
+    return toPage(
+      rows.map((r) => ({ ...this.toDto(orgs.get(r.id)!), members_count: r.members_count })),
+      total,
+      query,
+    );
+  }
+
+  /**
+   * Changes the plan and its limits (16.1). A limit below the current count refuses only new joins and new AI
+   * calls (the checks read the limits). Audited with the old and new values.
+   */
+  async changePlan(organizationId: string, dto: ChangePlanDto, actorId: string, ip?: string): Promise<OrganizationDto> {
+    const before = await this.getById(organizationId);
+    await this.transactions.run(async (tx) => {
+      await this.orgs.update(
+        organizationId,
+        {
+          plan: dto.plan,
+          memberLimit: dto.member_limit,
+          aiMonthlyTokens: dto.ai_monthly_tokens,
+          aiMonthlyRequests: dto.ai_monthly_requests,
+        },
+        this.clock.now(),
+        tx,
+      );
+      await this.audit.record(
+        {
+          action: 'organization.plan_changed',
+          actorId,
+          organizationId,
+          targetType: 'organization',
+          targetId: organizationId,
+          ip,
+          metadata: {
+            old_plan: before.plan,
+            new_plan: dto.plan,
+            old_member_limit: before.memberLimit,
+            new_member_limit: dto.member_limit,
+            old_ai_monthly_tokens: before.aiMonthlyTokens === null ? null : Number(before.aiMonthlyTokens),
+            new_ai_monthly_tokens: dto.ai_monthly_tokens,
+            old_ai_monthly_requests: before.aiMonthlyRequests,
+            new_ai_monthly_requests: dto.ai_monthly_requests,
+          },
+        },
+        tx,
+      );
+    });
+    return this.toDto(await this.getById(organizationId));
+  }
+
   async setSuspended(
     organizationId: string,
     suspended: boolean,
@@ -323,6 +381,29 @@ export class OrganizationsService extends TenancyResolver {
       );
     });
     return this.toDto(await this.getById(organizationId));
+  }
+
+  /**
+   * Suspends an organization inside the caller's transaction, by the service itself (actor null): an
+   * organization whose only member was erased (extensions-v2 17.3, reason `owner_erased`). Its certificates keep
+   * verifying. Idempotent: an organization already suspended is left as it is.
+   */
+  async suspendByService(organizationId: string, reason: string, tx: Tx): Promise<void> {
+    const org = await this.orgs.findById(organizationId, tx);
+    if (!org || org.status === 'suspended') return;
+    const now = this.clock.now();
+    await this.orgs.update(organizationId, { status: 'suspended', suspendedAt: now, suspendedReason: reason }, now, tx);
+    await this.audit.record(
+      {
+        action: 'organization.suspended',
+        actorId: null,
+        organizationId,
+        targetType: 'organization',
+        targetId: organizationId,
+        metadata: { reason },
+      },
+      tx,
+    );
   }
 
   // Membership operations used by the members, invitations, member-import and SSO areas. This area owns the

@@ -1,5 +1,6 @@
-import { Body, Controller, Get, Param, Patch, Post, Query } from '@nestjs/common';
-import { ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import type { Request } from 'express';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
@@ -63,5 +64,24 @@ export class EditorPathsController {
   @ApiErrors([404, 'not_found'], [409, 'slug_taken'], [422, 'validation_error'])
   update(@Param('path_id', UuidPipe) pathId: string, @Body() dto: UpdatePathDto): Promise<PathDto> {
     return this.paths.update(pathId.toLowerCase(), dto);
+  }
+
+  @Delete(':path_id')
+  @HttpCode(204)
+  @ApiOperation({
+    summary: 'Delete a learning path or program',
+    description:
+      'Only a path nobody has a record of: once a program completion, badge, certificate or capstone submission ' +
+      'refers to it, 409 `path_in_use` (unpublish it with `PATCH status` instead), as the course delete does. ' +
+      'Audited (`path.deleted`).',
+  })
+  @ApiNoContentResponse({ description: 'Deleted' })
+  @ApiErrors([404, 'not_found'], [409, 'path_in_use'])
+  async remove(
+    @Param('path_id', UuidPipe) pathId: string,
+    @CurrentCredential() credential: Credential,
+    @Req() req: Request,
+  ): Promise<void> {
+    await this.paths.remove(pathId.toLowerCase(), credential.userId, req.ip);
   }
 }

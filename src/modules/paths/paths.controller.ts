@@ -26,7 +26,12 @@ function idOrSlug(value: string): string {
   return value;
 }
 
-const PROGRAM_PARAM = { name: 'pathId', description: 'The program id or its slug', example: 'data-analysis' };
+const PROGRAM_PARAM = {
+  name: 'pathId',
+  description: 'The program id or its slug',
+  example: 'data-analysis',
+  schema: { type: 'string', maxLength: 80 },
+} as const;
 const VISIBILITY =
   'The program must be published and public or restricted to this organization; a draft, a program restricted to ' +
   'other organizations, and a plain learning path (kind `path`: it has no credential) are 404.';

@@ -51,13 +51,13 @@ export class ProgramCompletionsPersonalData implements PersonalDataHandler {
   }
 }
 
-/** Program badges, deleted on erasure (extensions-v2 17.4: badges). */
+/** Program and system badges, deleted on erasure (extensions-v2 17.4: badges). */
 @Injectable()
 @PersonalData({ area: 'gamification', key: 'badges', tables: ['badge_awards'] })
 export class BadgeAwardsPersonalData implements PersonalDataHandler {
   async export(userId: string, db: EntityManager): Promise<ExportedRow[]> {
     return db.query(
-      `SELECT organization_id, path_id, name, icon, awarded_at FROM badge_awards WHERE user_id = $1
+      `SELECT organization_id, code, kind, path_id, name, icon, awarded_at FROM badge_awards WHERE user_id = $1
        ORDER BY awarded_at, id`,
       [userId],
     );

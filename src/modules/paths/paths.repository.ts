@@ -198,6 +198,28 @@ export class PathsRepository {
     );
     return rows[0] ?? null;
   }
+
+  /**
+   * Deletes a path nobody has a record of (16.5): 'gone' when it does not exist, 'in_use' when a program
+   * completion, badge, certificate or capstone submission refers to it. The path row is locked first, so a
+   * completion being recorded now waits and then finds no path.
+   */
+  async deleteUnused(id: string, tx: Tx): Promise<'deleted' | 'gone' | 'in_use'> {
+    const found = await tx.manager.query<{ id: string }[]>(`SELECT id FROM learning_paths WHERE id = $1 FOR UPDATE`, [
+      id,
+    ]);
+    if (found.length === 0) return 'gone';
+    const [used] = await tx.manager.query<{ used: boolean }[]>(
+      `SELECT EXISTS (SELECT 1 FROM program_completions WHERE path_id = $1)
+         OR EXISTS (SELECT 1 FROM badge_awards WHERE path_id = $1)
+         OR EXISTS (SELECT 1 FROM issued_certificates WHERE path_id = $1)
+         OR EXISTS (SELECT 1 FROM capstone_submissions WHERE path_id = $1) AS used`,
+      [id],
+    );
+    if (used.used) return 'in_use';
+    await tx.manager.query(`DELETE FROM learning_paths WHERE id = $1`, [id]);
+    return 'deleted';
+  }
 }
 
 function valueList(v: PathValues): unknown[] {

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { AuditService } from '@/core/audit/audit.service';
 import type { Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
@@ -58,6 +59,7 @@ export class PathsService {
     private readonly catalog: CatalogService,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
+    private readonly audit: AuditService,
   ) {}
 
   // Authoring (platform editors).
@@ -65,6 +67,23 @@ export class PathsService {
   async list(query: EditorPathQueryDto): Promise<Page<PathDto>> {
     const { rows, total } = await this.paths.list({ kind: query.kind, status: query.status }, query);
     return toPage(await this.toDtos(rows), total, query);
+  }
+
+  /** 16.5: only a path nobody has a record of (409 `path_in_use`; unpublish it instead). Audited. */
+  async remove(id: string, actorId: string, ip?: string): Promise<void> {
+    await this.transactions.run(async (tx) => {
+      const outcome = await this.paths.deleteUnused(id, tx);
+      if (outcome === 'gone') throw ApiError.notFound();
+      if (outcome === 'in_use')
+        throw ApiError.conflict(
+          'path_in_use',
+          'A program completion, badge, certificate or capstone submission refers to this path: unpublish it instead.',
+        );
+      await this.audit.record(
+        { action: 'path.deleted', actorId, organizationId: null, targetType: 'path', targetId: id, ip },
+        tx,
+      );
+    });
   }
 
   async get(id: string): Promise<PathDto> {

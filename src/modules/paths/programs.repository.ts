@@ -55,9 +55,10 @@ export class ProgramsRepository {
     tx: Tx,
   ): Promise<void> {
     await tx.manager.query(
-      `INSERT INTO badge_awards (organization_id, user_id, path_id, name, icon, awarded_at) VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO badge_awards (organization_id, user_id, path_id, name, icon, awarded_at, code, kind)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'program')
        ON CONFLICT (organization_id, user_id, path_id) DO NOTHING`,
-      [organizationId, userId, pathId, badge.name, badge.icon, now],
+      [organizationId, userId, pathId, badge.name, badge.icon, now, `program-${pathId}`],
     );
   }
 

@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { CurrentMembership, type Membership, OrgScoped, Roles } from '@/core/auth/tenancy';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import { type Page, PageQueryDto } from '@/core/http/pagination';
-import { CohortProgressDto, TeacherCohortDto } from './dto/teacher.dto';
+import { CohortProgressDto, StudentDetailDto, TeacherCohortDto } from './dto/teacher.dto';
 import { TeacherService } from './teacher.service';
 
 @ApiTags('teacher')
@@ -38,5 +38,24 @@ export class TeacherController {
   @ApiErrors(404)
   progress(@CurrentMembership() member: Membership, @Param('cohort_id') cohortId: string): Promise<CohortProgressDto> {
     return this.teacher.cohortProgress(member, cohortId);
+  }
+
+  @Get(':cohort_id/students/:user_id')
+  @ApiOperation({
+    summary: "A student's detail in a cohort",
+    description:
+      'For a teacher of this cohort or an owner/admin (a teacher of another cohort gets 403; a cohort of another ' +
+      'organization, or a person who is not a student of the cohort, is 404). Courses enrolled in here with the ' +
+      'quizzes attempted, exams (attempts, best score, passed, flagged sessions), deadlines, activity (local days ' +
+      "in the student's zone) and XP.",
+  })
+  @ApiOkResponse({ type: StudentDetailDto })
+  @ApiErrors(403, 404)
+  student(
+    @CurrentMembership() member: Membership,
+    @Param('cohort_id') cohortId: string,
+    @Param('user_id') userId: string,
+  ): Promise<StudentDetailDto> {
+    return this.teacher.studentDetail(member, cohortId, userId);
   }
 }

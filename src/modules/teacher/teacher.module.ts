@@ -4,11 +4,12 @@ import { CoursesModule } from '@/modules/courses/courses.module';
 import { ProgressModule } from '@/modules/progress/progress.module';
 import { UsersModule } from '@/modules/users/users.module';
 import { TeacherController } from './teacher.controller';
+import { TeacherRepository } from './teacher.repository';
 import { TeacherService } from './teacher.service';
 
 @Module({
   imports: [CohortsModule, CoursesModule, ProgressModule, UsersModule],
   controllers: [TeacherController],
-  providers: [TeacherService],
+  providers: [TeacherService, TeacherRepository],
 })
 export class TeacherModule {}

@@ -7,7 +7,16 @@ import { CohortsService } from '@/modules/cohorts/cohorts.service';
 import { CatalogService } from '@/modules/courses/catalog.service';
 import { ProgressService } from '@/modules/progress/progress.service';
 import { UsersService } from '@/modules/users/users.service';
-import type { CohortProgressDto, StudentCourseProgressDto, TeacherCohortDto } from './dto/teacher.dto';
+import { Clock } from '@/core/clock/clock';
+import { addDays, localDate } from '@/core/time/local-time';
+import type {
+  CohortProgressDto,
+  StudentCourseProgressDto,
+  StudentDetailDto,
+  StudentQuizDto,
+  TeacherCohortDto,
+} from './dto/teacher.dto';
+import { TeacherRepository } from './teacher.repository';
 
 const byName = (a: { name: string | null; user_id: string }, b: { name: string | null; user_id: string }): number =>
   (a.name ?? '').localeCompare(b.name ?? '') || a.user_id.localeCompare(b.user_id);
@@ -20,7 +29,69 @@ export class TeacherService {
     private readonly progress: ProgressService,
     private readonly catalog: CatalogService,
     private readonly users: UsersService,
+    private readonly repository: TeacherRepository,
+    private readonly clock: Clock,
   ) {}
+
+  /**
+   * One student of a cohort (16.4): courses with quizzes, exams, deadlines, activity and XP. A cohort of another
+   * organization, or a person who is not a student of the cohort, is 404; a teacher of another cohort 403.
+   */
+  async studentDetail(member: Membership, cohortId: string, userId: string): Promise<StudentDetailDto> {
+    const { organizationId } = member;
+    if (!isUuid(cohortId) || !isUuid(userId)) throw ApiError.notFound();
+    const cohort = await this.cohorts.findInOrganization(organizationId, cohortId.toLowerCase());
+    if (!cohort) throw ApiError.notFound();
+    if (!isAdmin(member.role) && !(await this.cohorts.isTeacherOf(organizationId, cohort.id, member.userId))) {
+      throw ApiError.forbidden('You do not teach this cohort.');
+    }
+    const studentId = userId.toLowerCase();
+    if (!(await this.repository.isStudentOf(organizationId, cohort.id, studentId))) throw ApiError.notFound();
+    const student = await this.users.getById(studentId);
+    const [courses, exams, days] = await Promise.all([
+      this.repository.courses(organizationId, studentId),
+      this.repository.exams(organizationId, studentId),
+      this.repository.activeDays(organizationId, studentId, student.timeZone),
+    ]);
+    const today = localDate(this.clock.now(), student.timeZone);
+    const since = addDays(today, -29);
+    const set = new Set(days);
+    let streak = 0;
+    for (let d = set.has(today) ? today : addDays(today, -1); set.has(d); d = addDays(d, -1)) streak++;
+    return {
+      student: { user_id: student.id, name: student.name, email: student.email },
+      cohort: { id: cohort.id, name: cohort.name },
+      courses: courses.map((c) => {
+        const total = c.lessons_total as number;
+        const done = c.lessons_completed as number;
+        return {
+          course_id: c.course_id as string,
+          title: c.title as string,
+          status: c.status as 'active' | 'completed',
+          percent: total > 0 ? Math.round((100 * done) / total) : 0,
+          lessons_completed: done,
+          lessons_total: total,
+          last_activity_at: new Date(c.last_activity_at as string).toISOString(),
+          quizzes: c.quizzes as StudentQuizDto[],
+        };
+      }),
+      exams: exams.map((e) => ({
+        exam_id: e.exam_id as string,
+        title: e.title as string,
+        attempts: e.attempts as number,
+        best_score: e.best_score === null ? null : Number(e.best_score),
+        passed: e.passed as boolean,
+        flagged_sessions: e.flagged_sessions as number,
+      })),
+      deadlines: [],
+      activity: {
+        last_active_on: days.at(-1) ?? null,
+        active_days_last_30: days.filter((d) => d >= since && d <= today).length,
+        streak_current: streak,
+      },
+      xp: { total: 0, week: 0 },
+    };
+  }
 
   async cohortsOf(member: Membership, page: PageQueryDto): Promise<Page<TeacherCohortDto>> {
     const { items, total } = await this.cohorts.list(member, { limit: page.limit, offset: page.offset });

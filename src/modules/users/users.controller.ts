@@ -51,10 +51,12 @@ export class UsersController {
     summary: 'Complete onboarding',
     description:
       'Sets name and locale and records the consent `adult_declaration` with the current terms version. ' +
-      'Without `adult_confirmed: true` the answer is 422 `adult_declaration_required`.',
+      'Without `adult_confirmed: true` the answer is 422 `adult_declaration_required`. The declaration sets the age ' +
+      'bracket to `adult` unless an organization manages it; a bracket managed as `under_18` is 409 ' +
+      '`age_bracket_managed` (extensions-v2 17.5).',
   })
   @ApiOkResponse({ type: OnboardingStatusDto })
-  @ApiErrors([422, 'validation_error', 'adult_declaration_required'])
+  @ApiErrors([422, 'validation_error', 'adult_declaration_required'], [409, 'age_bracket_managed'])
   completeOnboarding(
     @CurrentCredential() credential: Credential,
     @Body() dto: CompleteOnboardingDto,

@@ -5,6 +5,7 @@ import {
   type ExportedRow,
   PersonalData,
   type PersonalDataHandler,
+  streamRows,
 } from '@/core/privacy/personal-data';
 import { UsersRepository } from './users.repository';
 
@@ -39,11 +40,14 @@ export class AccountPersonalData implements PersonalDataHandler {
 @Injectable()
 @PersonalData({ area: 'consents', key: 'consents', tables: ['consents'] })
 export class ConsentsPersonalData implements PersonalDataHandler {
-  async export(userId: string, db: EntityManager): Promise<ExportedRow[]> {
+  export(userId: string, db: EntityManager): AsyncIterable<ExportedRow> {
     // The address fingerprint is a keyed hash: left out.
-    return db.query(`SELECT kind, terms_version, granted_at FROM consents WHERE user_id = $1 ORDER BY granted_at, id`, [
-      userId,
-    ]);
+    return streamRows(
+      db,
+      `SELECT kind, terms_version AS version, granted, granted_at AS recorded_at FROM consents
+       WHERE user_id = $1 ORDER BY granted_at, id`,
+      [userId],
+    );
   }
 
   async erase({ userId, tx }: EraseContext): Promise<void> {

@@ -125,7 +125,7 @@ export class UsersRepository {
          username = 'erased-' || left(replace(id::text, '-', ''), 12),
          name = NULL, headline = NULL, bio = NULL, location = NULL, avatar_url = NULL, avatar = NULL,
          two_factor_secret = NULL, two_factor_enabled_at = NULL, two_factor_last_step = NULL,
-         age_bracket = NULL, platform_roles = '{}', time_zone = 'UTC', public_profile = false,
+         age_bracket = NULL, age_bracket_managed_by = NULL, platform_roles = '{}', time_zone = 'UTC', public_profile = false,
          last_organization_id = NULL,
          token_version = token_version + CASE WHEN erased_at IS NULL THEN 1 ELSE 0 END,
          updated_at = CASE WHEN erased_at IS NULL THEN $2 ELSE updated_at END,
@@ -147,6 +147,7 @@ export class UsersRepository {
     return count === 1;
   }
 
+  /** Appends a row to the consent history (the newest row of a kind is the current state, extensions-v2 17.2). */
   async recordConsent(
     userId: string,
     kind: string,
@@ -154,11 +155,13 @@ export class UsersRepository {
     ipFingerprint: string | null,
     now: Date,
     tx?: Tx,
+    granted = true,
   ): Promise<void> {
     const manager = db(this.users.manager.connection, tx);
     await manager.query(
-      `INSERT INTO consents (user_id, kind, terms_version, ip_fingerprint, granted_at) VALUES ($1, $2, $3, $4, $5)`,
-      [userId, kind, termsVersion, ipFingerprint, now],
+      `INSERT INTO consents (user_id, kind, terms_version, ip_fingerprint, granted_at, granted)
+       VALUES ($1, $2, $3, $4, $5, $6)`,
+      [userId, kind, termsVersion, ipFingerprint, now, granted],
     );
   }
 }

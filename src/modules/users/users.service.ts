@@ -21,11 +21,13 @@ import {
   type UpdateFirstStepsDto,
 } from './dto/onboarding.dto';
 import type { UserEntity } from './entities/user.entity';
-import type { AvatarChoice, User } from './users.types';
+import type { AgeBracket, AvatarChoice, User } from './users.types';
 import { type MailContact, UsersRepository } from './users.repository';
 
 /** Version of the terms the adult declaration is recorded against. */
 export const TERMS_VERSION = '2026-09-01';
+/** Version of the privacy policy (extensions-v2 17.2): raising it makes the web app ask again. */
+export const PRIVACY_POLICY_VERSION = '2026-09-01';
 
 @Injectable()
 export class UsersService {
@@ -122,6 +124,11 @@ export class UsersService {
     return candidate;
   }
 
+  /** The address of the person's SVG avatar, versioned by their avatar choice (cacheable forever). */
+  avatarSvgUrl(user: Pick<User, 'id' | 'avatar'>): string {
+    return `${this.config.baseUrl}/api/v1/users/${user.id}/avatar.svg?v=${avatarVersion(user.avatar)}`;
+  }
+
   toDto(user: User): UserDto {
     return {
       id: user.id,
@@ -139,7 +146,7 @@ export class UsersService {
       two_factor_enabled: user.twoFactorEnabledAt !== null,
       onboarding_completed: user.onboardingCompletedAt !== null,
       last_organization_id: user.lastOrganizationId,
-      avatar_svg_url: `${this.config.baseUrl}/api/v1/users/${user.id}/avatar.svg?v=${avatarVersion(user.avatar)}`,
+      avatar_svg_url: this.avatarSvgUrl(user),
       created_at: user.createdAt.toISOString(),
     };
   }
@@ -217,12 +224,16 @@ export class UsersService {
     }
     const now = this.clock.now();
     const user = await this.getById(userId);
+    // A bracket an organization manages as under 18 cannot be declared away here (extensions-v2 17.5).
+    if (user.ageBracketManagedBy !== null && user.ageBracket === 'under_18') {
+      throw ApiError.conflict('age_bracket_managed', 'Your age bracket is managed by your organization.');
+    }
     await this.users.update(
       userId,
       {
         name: dto.name,
         locale: dto.locale,
-        ageBracket: 'adult',
+        ageBracket: user.ageBracketManagedBy !== null ? user.ageBracket : 'adult',
         onboardingCompletedAt: user.onboardingCompletedAt ?? now,
       },
       now,
@@ -235,6 +246,45 @@ export class UsersService {
       now,
     );
     return this.onboardingStatus(await this.getById(userId));
+  }
+
+  /**
+   * Appends a consent to the person's history (extensions-v2 17.2), in the caller's transaction when given; the
+   * client address is kept only as its keyed fingerprint.
+   */
+  async recordConsent(
+    userId: string,
+    consent: { kind: string; version: string; granted: boolean },
+    ip: string | null,
+    tx?: Tx,
+  ): Promise<void> {
+    await this.users.recordConsent(
+      userId,
+      consent.kind,
+      consent.version,
+      ip ? this.audit.ipFingerprint(ip) : null,
+      this.clock.now(),
+      tx,
+      consent.granted,
+    );
+  }
+
+  /**
+   * Sets the age bracket (extensions-v2 17.5) and who manages it (`undefined` leaves the manager as it is). Every
+   * instance drops its cached account, so the next request of the person reads the new bracket.
+   */
+  async setAgeBracket(
+    userId: string,
+    ageBracket: AgeBracket | null,
+    managedBy: string | null | undefined,
+    tx?: Tx,
+  ): Promise<void> {
+    await this.users.update(
+      userId,
+      managedBy === undefined ? { ageBracket } : { ageBracket, ageBracketManagedBy: managedBy },
+      this.clock.now(),
+      tx,
+    );
   }
 
   async updateFirstSteps(userId: string, dto: UpdateFirstStepsDto): Promise<OnboardingStatusDto> {

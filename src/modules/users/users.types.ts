@@ -40,6 +40,8 @@ export interface User {
   readonly tokenVersion: number;
   readonly lastOrganizationId: string | null;
   readonly ageBracket: AgeBracket | null;
+  /** The organization whose owner/admin set the bracket and manages it (extensions-v2 17.5), or null. */
+  readonly ageBracketManagedBy: string | null;
   readonly avatar: AvatarChoice | null;
   /** Encrypted TOTP secret (the auth area's to read and check). */
   readonly twoFactorSecret: string | null;
@@ -48,6 +50,8 @@ export interface User {
   readonly onboardingCompletedAt: Date | null;
   readonly firstSteps: Record<string, 'done' | 'pending'>;
   readonly firstStepsHidden: boolean;
+  /** Set when the account was erased (the row is a tombstone, extensions-v2 17.3). */
+  readonly erasedAt: Date | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }

@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsISO8601, IsOptional, Matches, MaxLength } from 'class-validator';
+import { IsISO8601, IsOptional, IsUUID, Matches, MaxLength } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
 
 /** A date-time with its offset: a time without one would mean a different instant on every server. */
@@ -54,10 +54,30 @@ export class AuditEntryDto {
   ip_fingerprint!: string | null;
   @ApiProperty({
     type: 'object',
-    additionalProperties: true,
+    properties: {},
     description: 'Ids, counts, roles and a stated reason; never a name, an email or other personal data',
     example: { user_id: '6f1c2a6e-3b0e-4b8a-9d7e-2a9d0f6c1b11', role: 'teacher' },
   })
   metadata!: Record<string, unknown>;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
+}
+
+export class PlatformAuditQueryDto extends AuditQueryDto {
+  @ApiPropertyOptional({ description: 'An organization id, or `none` for platform-level entries', maxLength: 36 })
+  @IsOptional()
+  @MaxLength(36)
+  @Matches(/^(none|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, {
+    message: 'organization_id must be a UUID or none',
+  })
+  organization_id?: string;
+
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID('all')
+  actor_id?: string;
+}
+
+export class PlatformAuditEntryDto extends AuditEntryDto {
+  @ApiProperty({ nullable: true, type: String, format: 'uuid', description: 'null for platform-level entries' })
+  organization_id!: string | null;
 }

@@ -122,7 +122,25 @@ export class TwoFactorSetupDto {
 }
 
 export class RecoveryCodesDto {
-  @ApiProperty({ type: [String], minItems: 10, maxItems: 10, example: ['k3m9p-x2v7q'], description: 'Shown once' })
+  @ApiProperty({
+    type: [String],
+    minItems: 10,
+    maxItems: 10,
+    items: { type: 'string', pattern: '^[a-z0-9]{5}-[a-z0-9]{5}$' },
+    example: [
+      'k3m9p-x2v7q',
+      'b7d2w-m4n8z',
+      'q9t3r-h6j2k',
+      'z5x8c-v1b4n',
+      'm2n7b-x4c9v',
+      'p8r3t-w6y1u',
+      'a4s9d-f2g7h',
+      'j6k1l-z3x8c',
+      'v5b2n-m9q4w',
+      'e7r4t-y2u6i',
+    ],
+    description: 'Shown once',
+  })
   recovery_codes!: string[];
 }
 

@@ -1,3 +1,4 @@
+import { PersonDto } from '@/modules/members/dto/person.dto';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
@@ -187,13 +188,7 @@ export class CorrectionDto {
   @ApiProperty({ type: String, nullable: true }) explanation!: string | null;
 }
 
-export class PersonDto {
-  @ApiProperty({ type: String, format: 'uuid', nullable: true }) user_id!: string | null;
-  @ApiProperty({ type: String, nullable: true }) username!: string | null;
-  @ApiProperty({ type: String, nullable: true }) name!: string | null;
-  @ApiProperty({ type: String, nullable: true }) avatar_svg_url!: string | null;
-  @ApiProperty() anonymous!: boolean;
-}
+export { PersonDto };
 
 export class FlagDto {
   @ApiProperty({ enum: FLAG_CODES }) code!: FlagCode;

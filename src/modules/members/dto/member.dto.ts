@@ -11,6 +11,11 @@ export class MemberDto {
   @ApiProperty({ type: String, nullable: true }) name!: string | null;
   @ApiProperty({ example: 'ana@example.org' }) email!: string;
   @ApiProperty({ enum: ORG_ROLES }) role!: OrgRole;
+  @ApiProperty({
+    description:
+      'The person is under 18 (extensions-v2 17.5): the organization sees that, never a birth date (none is stored)',
+  })
+  minor!: boolean;
   @ApiProperty({ type: [String], format: 'uuid', description: "The person's cohorts in this organization" })
   cohort_ids!: string[];
   @ApiProperty({ format: 'date-time' }) joined_at!: string;

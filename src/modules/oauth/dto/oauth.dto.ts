@@ -34,20 +34,30 @@ export class OAuthErrorDto {
 
 export class ClientRegistrationRequestDto {
   @ApiProperty({
-    type: [String],
+    type: 'array',
+    items: { type: 'string', format: 'uri', maxLength: 2000 },
+    minItems: 1,
+    maxItems: 10,
     example: ['http://127.0.0.1:33418/callback'],
     description: 'https, or http on loopback; no fragment',
   })
   redirect_uris!: string[];
   @ApiPropertyOptional({ maxLength: 200 }) client_name?: string;
   @ApiPropertyOptional({ enum: ['none'], default: 'none' }) token_endpoint_auth_method?: 'none';
-  @ApiPropertyOptional({ type: [String], example: ['authorization_code', 'refresh_token'] }) grant_types?: string[];
-  @ApiPropertyOptional({ type: [String], example: ['code'] }) response_types?: string[];
-  @ApiPropertyOptional({ example: 'svc' }) scope?: string;
-  @ApiPropertyOptional({ format: 'uri' }) client_uri?: string;
-  @ApiPropertyOptional({ format: 'uri' }) logo_uri?: string;
-  @ApiPropertyOptional() software_id?: string;
-  @ApiPropertyOptional() software_version?: string;
+  @ApiPropertyOptional({
+    type: 'array',
+    items: { type: 'string', enum: ['authorization_code', 'refresh_token'] },
+    maxItems: 10,
+    example: ['authorization_code', 'refresh_token'],
+  })
+  grant_types?: string[];
+  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: ['code'] }, maxItems: 10, example: ['code'] })
+  response_types?: string[];
+  @ApiPropertyOptional({ example: 'svc', maxLength: 200 }) scope?: string;
+  @ApiPropertyOptional({ format: 'uri', maxLength: 2000 }) client_uri?: string;
+  @ApiPropertyOptional({ format: 'uri', maxLength: 2000 }) logo_uri?: string;
+  @ApiPropertyOptional({ maxLength: 200 }) software_id?: string;
+  @ApiPropertyOptional({ maxLength: 200 }) software_version?: string;
 }
 
 export class ClientRegistrationDto {
@@ -67,13 +77,16 @@ export class ClientRegistrationDto {
 
 export class TokenRequestDto {
   @ApiProperty({ enum: ['authorization_code', 'refresh_token'] }) grant_type!: string;
-  @ApiProperty() client_id!: string;
-  @ApiPropertyOptional({ description: 'authorization_code' }) code?: string;
-  @ApiPropertyOptional({ description: 'authorization_code: as in the authorization request' }) redirect_uri?: string;
-  @ApiPropertyOptional({ description: 'authorization_code: the PKCE verifier' }) code_verifier?: string;
-  @ApiPropertyOptional({ description: 'refresh_token' }) refresh_token?: string;
-  @ApiPropertyOptional({ description: 'RFC 8707: the API identifier `{base_url}/api/v1`' }) resource?: string;
-  @ApiPropertyOptional({ example: 'svc' }) scope?: string;
+  @ApiProperty({ maxLength: 2048 }) client_id!: string;
+  @ApiPropertyOptional({ maxLength: 2048, description: 'authorization_code' }) code?: string;
+  @ApiPropertyOptional({ maxLength: 2048, description: 'authorization_code: as in the authorization request' })
+  redirect_uri?: string;
+  @ApiPropertyOptional({ maxLength: 2048, description: 'authorization_code: the PKCE verifier' })
+  code_verifier?: string;
+  @ApiPropertyOptional({ maxLength: 2048, description: 'refresh_token' }) refresh_token?: string;
+  @ApiPropertyOptional({ maxLength: 2048, description: 'RFC 8707: the API identifier `{base_url}/api/v1`' })
+  resource?: string;
+  @ApiPropertyOptional({ maxLength: 2048, example: 'svc' }) scope?: string;
 }
 
 export class TokenResponseDto {
@@ -89,9 +102,9 @@ export class TokenResponseDto {
 }
 
 export class RevocationRequestDto {
-  @ApiProperty() token!: string;
+  @ApiProperty({ maxLength: 2048 }) token!: string;
   @ApiPropertyOptional({ enum: ['access_token', 'refresh_token'] }) token_type_hint?: string;
-  @ApiPropertyOptional() client_id?: string;
+  @ApiPropertyOptional({ maxLength: 2048 }) client_id?: string;
 }
 
 export class AuthorizationServerMetadataDto {

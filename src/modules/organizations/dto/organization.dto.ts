@@ -1,6 +1,20 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsOptional, IsString, IsUrl, IsUUID, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUrl,
+  IsUUID,
+  Length,
+  Matches,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+} from 'class-validator';
+import { PageQueryDto } from '@/core/http/pagination';
 import { IsTimeZone } from '@/core/http/validators';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
@@ -212,4 +226,54 @@ export class UsageDto {
   @ApiProperty({ description: "Enrollments of the organization's people in courses" }) courses_enrolled!: number;
   @ApiProperty({ type: AiPlanUsageDto, description: 'AI use this UTC month against the plan limits' })
   ai!: AiPlanUsageDto;
+}
+
+export class AdminOrganizationListQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ minLength: 1, maxLength: 100, description: 'Part of the name or slug' })
+  @IsOptional()
+  @Transform(trim)
+  @IsString()
+  @Length(1, 100)
+  q?: string;
+
+  @ApiPropertyOptional({ enum: ['active', 'suspended'] })
+  @IsOptional()
+  @IsIn(['active', 'suspended'])
+  status?: 'active' | 'suspended';
+
+  @ApiPropertyOptional({ pattern: '^[a-z0-9_-]{1,40}$' })
+  @IsOptional()
+  @Matches(/^[a-z0-9_-]{1,40}$/)
+  plan?: string;
+}
+
+export class AdminOrganizationDto extends OrganizationDto {
+  @ApiProperty() members_count!: number;
+}
+
+export class ChangePlanDto {
+  @ApiProperty({ pattern: '^[a-z0-9_-]{1,40}$', example: 'pro' })
+  @Matches(/^[a-z0-9_-]{1,40}$/)
+  plan!: string;
+
+  @ApiProperty({ type: Number, nullable: true, minimum: 1, maximum: 1_000_000, description: 'null: unlimited' })
+  @ValidateIf((_o, v) => v !== null)
+  @IsInt()
+  @Min(1)
+  @Max(1_000_000)
+  member_limit!: number | null;
+
+  @ApiProperty({ type: Number, nullable: true, minimum: 1, maximum: 10_000_000_000, description: 'null: unlimited' })
+  @ValidateIf((_o, v) => v !== null)
+  @IsInt()
+  @Min(1)
+  @Max(10_000_000_000)
+  ai_monthly_tokens!: number | null;
+
+  @ApiProperty({ type: Number, nullable: true, minimum: 1, maximum: 100_000_000, description: 'null: unlimited' })
+  @ValidateIf((_o, v) => v !== null)
+  @IsInt()
+  @Min(1)
+  @Max(100_000_000)
+  ai_monthly_requests!: number | null;
 }

@@ -91,7 +91,7 @@ export class CreatePathDto {
   @Length(1, 200)
   title!: string;
 
-  @ApiProperty({ pattern: SLUG.source, example: 'data-analysis' })
+  @ApiProperty({ pattern: SLUG.source, maxLength: 80, example: 'data-analysis' })
   @Matches(SLUG, SLUG_MESSAGE)
   slug!: string;
 
@@ -168,7 +168,7 @@ export class UpdatePathDto {
   @Length(1, 200)
   title?: string;
 
-  @ApiPropertyOptional({ pattern: SLUG.source })
+  @ApiPropertyOptional({ maxLength: 80, pattern: SLUG.source })
   @ValidateIf(present)
   @Matches(SLUG, SLUG_MESSAGE)
   slug?: string;

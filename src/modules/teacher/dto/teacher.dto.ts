@@ -50,3 +50,69 @@ export class CohortProgressDto {
   })
   items!: StudentCourseProgressDto[];
 }
+
+// ---- a student's detail (extensions-v2 16.4) ----
+
+export class StudentRefDto {
+  @ApiProperty({ format: 'uuid' }) user_id!: string;
+  @ApiProperty({ type: String, nullable: true }) name!: string | null;
+  @ApiProperty() email!: string;
+}
+
+export class StudentQuizDto {
+  @ApiProperty({ format: 'uuid' }) lesson_id!: string;
+  @ApiProperty() lesson_title!: string;
+  @ApiProperty() attempts!: number;
+  @ApiProperty({ type: Number, nullable: true }) best_score!: number | null;
+  @ApiProperty() passed!: boolean;
+}
+
+export class StudentCourseDetailDto {
+  @ApiProperty({ format: 'uuid' }) course_id!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty({ enum: ['active', 'completed'] }) status!: 'active' | 'completed';
+  @ApiProperty({ minimum: 0, maximum: 100 }) percent!: number;
+  @ApiProperty() lessons_completed!: number;
+  @ApiProperty() lessons_total!: number;
+  @ApiProperty({ format: 'date-time' }) last_activity_at!: string;
+  @ApiProperty({ type: [StudentQuizDto], description: 'Quizzes of the course the student attempted' })
+  quizzes!: StudentQuizDto[];
+}
+
+export class StudentExamDto {
+  @ApiProperty({ format: 'uuid' }) exam_id!: string;
+  @ApiProperty() title!: string;
+  @ApiProperty() attempts!: number;
+  @ApiProperty({ type: Number, nullable: true }) best_score!: number | null;
+  @ApiProperty() passed!: boolean;
+  @ApiProperty() flagged_sessions!: number;
+}
+
+export class StudentDeadlineDto {
+  @ApiProperty({ format: 'uuid' }) deadline_id!: string;
+  @ApiProperty({ format: 'uuid' }) course_id!: string;
+  @ApiProperty({ format: 'date-time' }) due_at!: string;
+  @ApiProperty({ enum: ['done', 'overdue', 'upcoming'] }) status!: 'done' | 'overdue' | 'upcoming';
+}
+
+export class StudentActivityDto {
+  @ApiProperty({ type: String, format: 'date', nullable: true }) last_active_on!: string | null;
+  @ApiProperty() active_days_last_30!: number;
+  @ApiProperty() streak_current!: number;
+}
+
+export class StudentXpDto {
+  @ApiProperty() total!: number;
+  @ApiProperty() week!: number;
+}
+
+export class StudentDetailDto {
+  @ApiProperty({ type: StudentRefDto }) student!: StudentRefDto;
+  @ApiProperty({ type: CohortRefDto }) cohort!: CohortRefDto;
+  @ApiProperty({ type: [StudentCourseDetailDto] }) courses!: StudentCourseDetailDto[];
+  @ApiProperty({ type: [StudentExamDto] }) exams!: StudentExamDto[];
+  @ApiProperty({ type: [StudentDeadlineDto], description: 'Empty until cohort deadlines exist (25.2)' })
+  deadlines!: StudentDeadlineDto[];
+  @ApiProperty({ type: StudentActivityDto }) activity!: StudentActivityDto;
+  @ApiProperty({ type: StudentXpDto, description: 'Zero until the XP ledger exists (3.2)' }) xp!: StudentXpDto;
+}

@@ -59,10 +59,17 @@ function IsStepMap(): PropertyDecorator {
     });
 }
 
+/** The first steps, each `done` or `pending`: a closed set of keys. */
+const STEP_PROPERTIES = Object.fromEntries(
+  FIRST_STEPS.map((step) => [step, { type: 'string', enum: ['done', 'pending'] }]),
+) as Record<FirstStep, { type: 'string'; enum: StepState[] }>;
+
 export class UpdateFirstStepsDto {
   @ApiProperty({
     type: 'object',
-    additionalProperties: { type: 'string', enum: ['done', 'pending'] },
+    properties: STEP_PROPERTIES,
+    additionalProperties: false,
+    minProperties: 1,
     example: { complete_profile: 'done' },
     description: `Steps to mark; keys among ${FIRST_STEPS.join(', ')}`,
   })
@@ -80,8 +87,16 @@ export class OnboardingStatusDto {
   @ApiProperty() completed!: boolean;
   @ApiProperty({
     type: 'object',
-    additionalProperties: { type: 'string', enum: ['done', 'pending'] },
-    example: { complete_profile: 'done', customize_avatar: 'pending' },
+    properties: STEP_PROPERTIES,
+    required: [...FIRST_STEPS],
+    additionalProperties: false,
+    example: {
+      complete_profile: 'done',
+      customize_avatar: 'pending',
+      join_organization: 'done',
+      enroll_course: 'pending',
+      enable_two_factor: 'pending',
+    },
   })
   first_steps!: Record<FirstStep, StepState>;
   @ApiProperty() first_steps_hidden!: boolean;

@@ -21,6 +21,8 @@ export class UserEntity implements User {
   @Column('int', { name: 'token_version' }) tokenVersion!: number;
   @Column('uuid', { name: 'last_organization_id', nullable: true }) lastOrganizationId!: string | null;
   @Column('text', { name: 'age_bracket', nullable: true }) ageBracket!: AgeBracket | null;
+  /** The organization that manages the bracket (extensions-v2 17.5), or null. */
+  @Column('uuid', { name: 'age_bracket_managed_by', nullable: true }) ageBracketManagedBy!: string | null;
   @Column('jsonb', { nullable: true }) avatar!: AvatarChoice | null;
   @Column('text', { name: 'two_factor_secret', nullable: true }) twoFactorSecret!: string | null;
   @Column('timestamptz', { name: 'two_factor_enabled_at', nullable: true }) twoFactorEnabledAt!: Date | null;

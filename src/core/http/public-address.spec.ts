@@ -1,4 +1,4 @@
-import { isAllowedAddress } from './public-address';
+import { isAllowedAddress } from '@/core/http/public-address';
 
 describe('addresses a server-side fetch may reach', () => {
   it('allows public IPv4 and IPv6 addresses', () => {

@@ -1,0 +1,54 @@
+import { ApiError } from '@/core/http/api-error';
+import type { ErrorDetail } from '@/core/http/api-error';
+
+/**
+ * Codes the realtime channel itself answers with (acknowledgements `{ok: false, error: {code, message}}`, the
+ * `error` server event and `connect_error`). Areas add their own codes (extensions-v2 26.4: "codes inside other
+ * channels"); HTTP codes of the catalog pass through unchanged.
+ */
+export const REALTIME_ERROR_CODES = {
+  unknown_event: 'The namespace has no such client event',
+  validation_error: 'The payload is not an object of the documented shape',
+  too_many_requests: 'More events per second than allowed on one socket; the socket is disconnected',
+  internal_error: 'Internal failure; logged',
+  unauthorized: 'Credential absent, invalid or expired (handshake)',
+  not_found: 'Organization absent, not a member, or a token of another organization (handshake)',
+  organization_suspended: 'The organization is suspended (handshake)',
+  credential_read_only: 'A read-only credential on a namespace that takes writes (handshake)',
+  guardian_consent_required: 'A minor without guardian consent (handshake)',
+} as const;
+
+export interface RealtimeErrorBody {
+  code: string;
+  message: string;
+  details?: ErrorDetail[];
+}
+
+/** An error answered to a client event (or a refused handshake); `code` is the channel's, not an HTTP status. */
+export class RealtimeError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+    this.name = 'RealtimeError';
+  }
+
+  body(): RealtimeErrorBody {
+    return this.details
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
+  }
+}
+
+/** The error body for anything thrown by a handler: ours, an ApiError of the catalog, or an internal failure. */
+export function realtimeErrorBody(err: unknown): RealtimeErrorBody | null {
+  if (err instanceof RealtimeError) return err.body();
+  if (err instanceof ApiError) {
+    return err.details
+      ? { code: err.code, message: err.message, details: err.details }
+      : { code: err.code, message: err.message };
+  }
+  return null;
+}

@@ -1,0 +1,78 @@
+import { Global, Module } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '@/config/app-config';
+import { Clock } from '@/core/clock/clock';
+import { EngagementDigest } from '@/core/ports/engagement-digest';
+import { REDIS } from '@/core/redis/redis.module';
+import { CohortsModule } from '@/modules/cohorts/cohorts.module';
+import { CoursesModule } from '@/modules/courses/courses.module';
+import { MembersModule } from '@/modules/members/members.module';
+import { ProfileGamification } from '@/modules/members/profile-gamification.port';
+import { UsersModule } from '@/modules/users/users.module';
+import { EngagementSubscriber } from './engagement.subscriber';
+import { LeaderboardStore, LedgerBoards, PostgresLeaderboardStore, RedisLeaderboardStore } from './leaderboard.store';
+import {
+  ActivityPersonalData,
+  ChallengesPersonalData,
+  RewardsPersonalData,
+  XpPersonalData,
+} from './gamification.personal-data';
+import { MeEngagementController, MeGoalsController } from './me-engagement.controller';
+import { MeEngagementService } from './me-engagement.service';
+import { ChallengesController } from './challenges.controller';
+import { ChallengesRepository } from './challenges.repository';
+import { ChallengesService } from './challenges.service';
+import { GamificationController } from './gamification.controller';
+import { ProfileGamificationOfGamification } from './profile-gamification';
+import { RewardsRepository } from './rewards.repository';
+import { RewardsService } from './rewards.service';
+import { LeaderboardsService } from './leaderboards.service';
+import { LedgerRepository } from './ledger.repository';
+import { StreaksRepository } from './streaks.repository';
+import { StreaksService } from './streaks.service';
+import { XpLedgerService } from './xp-ledger.service';
+import { XpController } from './xp.controller';
+import { XpService } from './xp.service';
+import { EngagementDigestOfGamification } from './engagement-digest';
+
+/**
+ * Engagement (extensions-v2 3 and 5): the XP ledger fed by learning events, levels, streaks and activity,
+ * leaderboards, badges, titles, missions, daily rewards, goals and challenges. Global because it answers ports
+ * of areas it depends on (the notifications' `EngagementDigest`, the colleague profile's gamification block).
+ */
+@Global()
+@Module({
+  imports: [UsersModule, CohortsModule, MembersModule, CoursesModule],
+  controllers: [XpController, MeEngagementController, MeGoalsController, GamificationController, ChallengesController],
+  providers: [
+    LedgerRepository,
+    StreaksRepository,
+    StreaksService,
+    XpLedgerService,
+    XpService,
+    LeaderboardsService,
+    MeEngagementService,
+    RewardsRepository,
+    RewardsService,
+    ChallengesRepository,
+    ChallengesService,
+    LedgerBoards,
+    {
+      provide: LeaderboardStore,
+      inject: [REDIS, APP_CONFIG, LedgerBoards, Clock],
+      useFactory: (redis: Redis | null, config: AppConfig, boards: LedgerBoards, clock: Clock): LeaderboardStore =>
+        redis ? new RedisLeaderboardStore(redis, config, boards, clock) : new PostgresLeaderboardStore(boards),
+    },
+    EngagementSubscriber,
+    XpPersonalData,
+    ActivityPersonalData,
+    RewardsPersonalData,
+    ChallengesPersonalData,
+    EngagementDigestOfGamification,
+    { provide: EngagementDigest, useExisting: EngagementDigestOfGamification },
+    ProfileGamificationOfGamification,
+    { provide: ProfileGamification, useExisting: ProfileGamificationOfGamification },
+  ],
+  exports: [EngagementDigest, ProfileGamification, LeaderboardsService],
+})
+export class GamificationModule {}

@@ -1,0 +1,134 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { db } from '@/core/database/db';
+import type { Tx } from '@/core/database/transaction';
+
+export interface EarnedBadge {
+  code: string;
+  kind: 'system' | 'program';
+  name: string;
+  icon: string | null;
+  awarded_at: Date;
+  path_title: string | null;
+}
+
+export interface MemberCounts {
+  lessons: number;
+  courses: number;
+  exams: number;
+  reviews: number;
+  duels_won: number;
+  xp: number;
+}
+
+/** Badges, titles, mission claims and daily rewards of members (extensions-v2 5.2-5.5). */
+@Injectable()
+export class RewardsRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async earnedBadges(organizationId: string, userId: string): Promise<EarnedBadge[]> {
+    return this.dataSource.query(
+      `SELECT b.code, b.kind, b.name, b.icon, b.awarded_at,
+         (SELECT title FROM learning_paths p WHERE p.id = b.path_id) AS path_title
+       FROM badge_awards b WHERE b.organization_id = $1 AND b.user_id = $2 AND b.code IS NOT NULL
+       ORDER BY b.awarded_at DESC, b.code`,
+      [organizationId, userId],
+    );
+  }
+
+  /** The counts behind badge progress, in one organization. */
+  async counts(organizationId: string, userId: string): Promise<MemberCounts> {
+    const [row] = await this.dataSource.query<MemberCounts[]>(
+      `SELECT
+         coalesce((SELECT sum(lessons_completed) FROM activity_days WHERE organization_id = $1 AND user_id = $2), 0)::int AS lessons,
+         (SELECT count(*) FROM xp_ledger WHERE organization_id = $1 AND user_id = $2 AND source = 'course')::int AS courses,
+         (SELECT count(*) FROM xp_ledger WHERE organization_id = $1 AND user_id = $2 AND source = 'exam_pass')::int AS exams,
+         coalesce((SELECT sum(reviews) FROM activity_days WHERE organization_id = $1 AND user_id = $2), 0)::int AS reviews,
+         coalesce((SELECT sum(duels_won) FROM activity_days WHERE organization_id = $1 AND user_id = $2), 0)::int AS duels_won,
+         coalesce((SELECT xp FROM xp_totals WHERE organization_id = $1 AND user_id = $2), 0)::int AS xp`,
+      [organizationId, userId],
+    );
+    return row;
+  }
+
+  async currentTitle(organizationId: string, userId: string): Promise<string | null> {
+    const rows = await this.dataSource.query<{ code: string }[]>(
+      `SELECT code FROM member_titles WHERE organization_id = $1 AND user_id = $2`,
+      [organizationId, userId],
+    );
+    return rows[0]?.code ?? null;
+  }
+
+  async setTitle(organizationId: string, userId: string, code: string | null, now: Date): Promise<void> {
+    if (code === null) {
+      await this.dataSource.query(`DELETE FROM member_titles WHERE organization_id = $1 AND user_id = $2`, [
+        organizationId,
+        userId,
+      ]);
+      return;
+    }
+    await this.dataSource.query(
+      `INSERT INTO member_titles (organization_id, user_id, code, chosen_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (organization_id, user_id) DO UPDATE SET code = EXCLUDED.code, chosen_at = EXCLUDED.chosen_at`,
+      [organizationId, userId, code, now],
+    );
+  }
+
+  async claimedMissions(organizationId: string, userId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.dataSource.query<{ mission_id: string }[]>(
+      `SELECT mission_id FROM mission_claims WHERE organization_id = $1 AND user_id = $2 AND mission_id = ANY($3::text[])`,
+      [organizationId, userId, ids],
+    );
+    return new Set(rows.map((r) => r.mission_id));
+  }
+
+  /** Records a mission claim; false when it was claimed already. */
+  async claimMission(
+    organizationId: string,
+    userId: string,
+    missionId: string,
+    reward: number,
+    now: Date,
+    tx: Tx,
+  ): Promise<boolean> {
+    const rows = await tx.manager.query<unknown[]>(
+      `INSERT INTO mission_claims (organization_id, user_id, mission_id, reward_xp, claimed_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT DO NOTHING RETURNING 1`,
+      [organizationId, userId, missionId, reward, now],
+    );
+    return rows.length === 1;
+  }
+
+  async dailyClaims(
+    organizationId: string,
+    userId: string,
+    dates: readonly string[],
+    tx?: Tx,
+  ): Promise<Map<string, number>> {
+    const rows = await db(this.dataSource, tx).query<{ d: string; consecutive_days: number }[]>(
+      `SELECT to_char(local_date, 'YYYY-MM-DD') AS d, consecutive_days FROM daily_reward_claims
+       WHERE organization_id = $1 AND user_id = $2 AND local_date = ANY($3::date[])`,
+      [organizationId, userId, dates],
+    );
+    return new Map(rows.map((r) => [r.d, r.consecutive_days]));
+  }
+
+  /** Records today's claim; false when there is one already. */
+  async claimDaily(
+    organizationId: string,
+    userId: string,
+    date: string,
+    consecutive: number,
+    amount: number,
+    now: Date,
+    tx: Tx,
+  ): Promise<boolean> {
+    const rows = await tx.manager.query<unknown[]>(
+      `INSERT INTO daily_reward_claims (organization_id, user_id, local_date, consecutive_days, amount, claimed_at)
+       VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING 1`,
+      [organizationId, userId, date, consecutive, amount, now],
+    );
+    return rows.length === 1;
+  }
+}

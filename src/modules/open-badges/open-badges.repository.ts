@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+export interface AchievementRow {
+  id: string;
+  kind: 'course' | 'program';
+  title: string;
+  description: string;
+  language: 'es' | 'en' | null;
+}
+
+export interface CertificateStatusRow {
+  id: string;
+  status: 'active' | 'revoked' | 'replaced';
+  replaced_by_code: string | null;
+}
+
+/**
+ * Read-only look-ups of Open Badges (extensions-v2 25.5) in the tables of other areas: the catalog (courses and
+ * programs, published only), issued certificates (their status) and the holder's address (hashed into the
+ * credential). This area writes nothing.
+ */
+@Injectable()
+export class OpenBadgesRepository {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async achievement(id: string): Promise<AchievementRow | null> {
+    const rows = await this.dataSource.query<AchievementRow[]>(
+      `SELECT id, 'course' AS kind, title, summary AS description, language FROM courses
+       WHERE id = $1 AND status = 'published'
+       UNION ALL
+       SELECT id, 'program' AS kind, title, description_md AS description, NULL AS language FROM learning_paths
+       WHERE id = $1 AND status = 'published'`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The achievement of a certificate, published or not (a course unpublished later keeps its credentials). */
+  async achievementOfCertificate(courseId: string | null, pathId: string | null): Promise<AchievementRow | null> {
+    const rows = await this.dataSource.query<AchievementRow[]>(
+      courseId
+        ? `SELECT id, 'course' AS kind, title, summary AS description, language FROM courses WHERE id = $1`
+        : `SELECT id, 'program' AS kind, title, description_md AS description, NULL AS language FROM learning_paths
+           WHERE id = $1`,
+      [courseId ?? pathId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async certificateStatus(id: string): Promise<CertificateStatusRow | null> {
+    const rows = await this.dataSource.query<CertificateStatusRow[]>(
+      `SELECT c.id, c.status, r.code AS replaced_by_code
+       FROM issued_certificates c LEFT JOIN issued_certificates r ON r.id = c.replaced_by_id
+       WHERE c.id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async holderEmail(userId: string): Promise<string | null> {
+    const rows = await this.dataSource.query<{ email: string }[]>(`SELECT email FROM users WHERE id = $1`, [userId]);
+    return rows[0]?.email ?? null;
+  }
+}

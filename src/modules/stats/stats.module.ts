@@ -1,0 +1,16 @@
+import { Module } from '@nestjs/common';
+import { OrganizationsModule } from '@/modules/organizations/organizations.module';
+import { UsersModule } from '@/modules/users/users.module';
+import { LearningActivitySubscriber } from './learning-activity.subscriber';
+import { OrganizationStatsController, StatsController } from './stats.controller';
+import { LearningActivityPersonalData } from './stats.personal-data';
+import { StatsRepository } from './stats.repository';
+import { StatsService } from './stats.service';
+
+/** Statistics (extensions-v2 14) and the hourly learning-activity aggregate they read. */
+@Module({
+  imports: [OrganizationsModule, UsersModule],
+  controllers: [StatsController, OrganizationStatsController],
+  providers: [StatsRepository, StatsService, LearningActivitySubscriber, LearningActivityPersonalData],
+})
+export class StatsModule {}
