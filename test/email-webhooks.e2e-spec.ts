@@ -381,7 +381,10 @@ describe('email-provider webhooks', () => {
     it('lists newest first, by reason, and finds one exact address by its keyed hash', async () => {
       const [hard, complaint] = [t.nextEmail('listed-hard'), t.nextEmail('listed-complaint')];
       const hardId = nextId();
+      // The Clock stands still in tests: each entry a second after the last, so that "newest" has a meaning.
+      t.clock.advance(1000);
       await deliver(bounced(hard), { id: hardId });
+      t.clock.advance(1000);
       await deliver(complained(complaint));
       const page = await admin.agent.get(SUPPRESSIONS).query({ limit: 2 }).expect(200);
       expect(page.body).toMatchObject({ limit: 2, offset: 0 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Global, Module } from '@nestjs/common';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { TransactionRunner } from '@/core/database/transaction';
@@ -336,14 +337,17 @@ describe('notifications', () => {
     it('a bearer token sees its organization’s notifications and those of none, never another organization’s', async () => {
       const eB = await publish('badge.awarded', { user_id: ann.user.id, code: 'in_b', kind: 'system' }, orgB);
       const eA = await publish('badge.awarded', { user_id: ann.user.id, code: 'in_a', kind: 'system' }, orgA);
+      const eNone = await publish('support.replied', { ticket_id: randomUUID(), user_id: ann.user.id }, null);
       const bRow = await waitRow(ann.user.id, eB);
       const aRow = await waitRow(ann.user.id, eA);
+      const noneRow = await waitRow(ann.user.id, eNone);
       const tokenA = await personalToken(t, ann, orgA, 'write');
       const viaA = (await bearer(t, tokenA).get(LIST).query({ limit: 200 }).expect(200)).body.items;
       const orgs = new Set(viaA.map((n: { organization_id: string | null }) => n.organization_id));
       expect(orgs.has(orgB)).toBe(false);
-      expect(orgs.has(null)).toBe(true); // the support reply
+      expect(orgs.has(null)).toBe(true);
       expect(viaA.some((n: { id: string }) => n.id === aRow.id)).toBe(true);
+      expect(viaA.some((n: { id: string }) => n.id === noneRow.id)).toBe(true); // the support reply
       await bearer(t, tokenA).post(`${LIST}/${bRow.id}/read`).expect(404);
       await bearer(t, tokenA).delete(`${LIST}/${bRow.id}`).expect(404);
       const unreadA = (await bearer(t, tokenA).get(`${LIST}/unread-count`).expect(200)).body.unread;

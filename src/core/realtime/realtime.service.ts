@@ -64,6 +64,29 @@ function sendNow(socket: Socket, event: string, payload: unknown): void {
   });
 }
 
+/**
+ * The streams adapter subscribes on a duplicate of the connection it is given and leaves the promise of SUBSCRIBE
+ * unhandled: a shutdown before Redis confirmed the subscription (an instance stopped right after it started) turns
+ * it into an unhandled rejection, which ends a Node process. The duplicates of this connection hand such failures
+ * to `onFailure` instead; the subscription itself is unchanged. Each duplicate is added to `copies`, so that a
+ * shutdown can end the ones the adapter would only end after its next blocking read.
+ */
+export function withHandledSubscriptions(redis: Redis, onFailure: (err: Error) => void, copies: Set<Redis>): Redis {
+  const duplicate = redis.duplicate.bind(redis);
+  redis.duplicate = (override) => {
+    const copy = duplicate(override);
+    copies.add(copy);
+    const subscribe = copy.subscribe.bind(copy) as (...args: unknown[]) => Promise<unknown>;
+    (copy as { subscribe: unknown }).subscribe = (...args: unknown[]) => {
+      const pending = subscribe(...args);
+      pending.catch(onFailure);
+      return pending;
+    };
+    return copy;
+  };
+  return redis;
+}
+
 /** The room every socket of a person joins in each namespace. */
 export const userRoom = (userId: string): string => `user:${userId}`;
 
@@ -79,6 +102,7 @@ export class Realtime implements OnApplicationShutdown {
   private server: Server | null = null;
   private emitter: Server | null = null;
   private redis: Redis | null = null;
+  private readonly redisCopies = new Set<Redis>();
   private readonly identities = new WeakMap<Socket, SocketIdentity>();
   private readonly closing = new WeakSet<Socket>();
   private readonly timers = new Set<NodeJS.Timeout>();
@@ -315,7 +339,11 @@ export class Realtime implements OnApplicationShutdown {
     if (!this.config.redis.url) return null;
     if (!this.redis) {
       // A connection of its own: the adapter duplicates it for blocking XREAD and PUB/SUB.
-      this.redis = new Redis(this.config.redis.url, { maxRetriesPerRequest: null });
+      this.redis = withHandledSubscriptions(
+        new Redis(this.config.redis.url, { maxRetriesPerRequest: null }),
+        (err) => this.logger.debug({ err: err.message }, 'Realtime subscription ended before it was confirmed'),
+        this.redisCopies,
+      );
       this.redis.on('error', (err: Error) => this.logger.warn({ err: err.message }, 'Realtime Redis error'));
     }
     const prefix = `${this.config.redis.keyPrefix}:sio`;
@@ -346,5 +374,8 @@ export class Realtime implements OnApplicationShutdown {
     this.server = null;
     if (this.redis && this.redis.status !== 'end') await this.redis.quit().catch(() => this.redis?.disconnect());
     this.redis = null;
+    // The adapter's stream reader and subscriber (its reader would otherwise wait out its blocking read).
+    for (const copy of this.redisCopies) copy.disconnect();
+    this.redisCopies.clear();
   }
 }
