@@ -26,6 +26,23 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 }
 
 /**
+ * Bull (4.16) names its blocking connection when a handler is set (`setHandler` calls `setWorkerName()`) and drops
+ * the promise: a queue closed before Redis answered (a process stopped right after it started) turns
+ * "Connection is closed" into an unhandled rejection, which ends a Node process. The naming is unchanged; only
+ * its failure goes to `onFailure`.
+ */
+function handleWorkerNaming(queue: Queue, onFailure: (err: unknown) => void): void {
+  const named = queue as Queue & { setWorkerName?: () => Promise<unknown> };
+  const setWorkerName = named.setWorkerName?.bind(queue);
+  if (!setWorkerName) return;
+  named.setWorkerName = () => {
+    const pending = setWorkerName();
+    pending.catch(onFailure);
+    return pending;
+  };
+}
+
+/**
  * Bull on Redis: queues shared by every instance; any process with PROCESS_JOBS on (or the worker) runs them.
  * The Bull job id is the outbox row id, so dispatching twice never queues a job twice.
  */
@@ -73,6 +90,7 @@ export class BullDriver implements QueueDriver {
 
   startProcessing(executor: JobExecutor): void {
     for (const [name, queue] of this.queues) {
+      handleWorkerNaming(queue, (err) => this.logger.debug({ err, queue: name }, 'Worker name not set (closing)'));
       queue
         .process('*', QUEUE_CONCURRENCY[name], async (job: { name: string; data: { id: string } }) => {
           if (job.name === TICK_JOB) {
