@@ -34,25 +34,30 @@ export interface DeliveryStatusRow {
 export class EventsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
-  async insert(event: EventRow, subscribers: readonly string[], runAfter: Date, tx: Tx): Promise<void> {
+  /**
+   * Writes events of one name and one delivery row per (event, subscriber), in one statement whatever the count
+   * (a single event is the common case: one round trip in the fact's transaction).
+   */
+  async insert(events: readonly EventRow[], subscribers: readonly string[], runAfter: Date, tx: Tx): Promise<void> {
+    if (events.length === 0) return;
     await tx.manager.query(
-      `INSERT INTO domain_events (id, name, version, organization_id, actor_id, occurred_at, payload)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+      `WITH e AS (
+         INSERT INTO domain_events (id, name, version, organization_id, actor_id, occurred_at, payload)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::uuid[], $5::uuid[], $6::timestamptz[], $7::jsonb[])
+         RETURNING id)
+       INSERT INTO domain_event_deliveries (event_id, subscriber, run_after)
+       SELECT e.id, s, $9 FROM e CROSS JOIN unnest($8::text[]) AS s`,
       [
-        event.id,
-        event.name,
-        event.version,
-        event.organization_id,
-        event.actor_id,
-        event.occurred_at,
-        JSON.stringify(event.payload),
+        events.map((e) => e.id),
+        events.map((e) => e.name),
+        events.map((e) => e.version),
+        events.map((e) => e.organization_id),
+        events.map((e) => e.actor_id),
+        events.map((e) => e.occurred_at),
+        events.map((e) => JSON.stringify(e.payload)),
+        subscribers,
+        runAfter,
       ],
-    );
-    if (subscribers.length === 0) return;
-    await tx.manager.query(
-      `INSERT INTO domain_event_deliveries (event_id, subscriber, run_after)
-       SELECT $1, s, $3 FROM unnest($2::text[]) AS s`,
-      [event.id, subscribers, runAfter],
     );
   }
 
