@@ -28,6 +28,10 @@ const EVENTS_EACH = Number(process.env.BENCH_EVENTS_EACH ?? 100);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+// `xp`, `board` or both (default): the parts to run.
+const PARTS = (process.env.BENCH_PARTS ?? 'xp,board').split(',');
+// e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` profiles the worker of the XP part (written when it stops).
+const WORKER_NODE_OPTIONS = (process.env.BENCH_WORKER_NODE_OPTIONS ?? '').split(' ').filter(Boolean);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const db = await scratchDatabase('engagement');
@@ -65,7 +69,6 @@ try {
   await stop(service);
   service = await startService({ port, databaseUrl: db.url, redisPrefix: prefix, smtpUrl: mail.url, extraEnv: env });
 
-  // ---- 1. XP awarding throughput ----
   const seedMembers = async (org, n, tag) => {
     for (let i = 0; i < n; i += 50_000) {
       const k = Math.min(50_000, n - i);
@@ -79,99 +82,106 @@ try {
       );
     }
   };
-  let t0 = performance.now();
-  await seedMembers(eventsOrg, EVENT_MEMBERS, 'ev');
-  const total = EVENT_MEMBERS * EVENTS_EACH;
-  await client.query(
-    `WITH m AS (SELECT user_id, row_number() OVER (ORDER BY user_id) AS n FROM memberships WHERE organization_id = $1 AND role = 'student'),
+  // ---- 1. XP awarding throughput ----
+  const xpPart = async () => {
+    let t0 = performance.now();
+    await seedMembers(eventsOrg, EVENT_MEMBERS, 'ev');
+    const total = EVENT_MEMBERS * EVENTS_EACH;
+    await client.query(
+      `WITH m AS (SELECT user_id, row_number() OVER (ORDER BY user_id) AS n FROM memberships WHERE organization_id = $1 AND role = 'student'),
      e AS (
        INSERT INTO domain_events (id, name, version, organization_id, actor_id, occurred_at, payload)
        SELECT gen_random_uuid(), 'lesson.completed', 1, $1, m.user_id, now(),
          jsonb_build_object('user_id', m.user_id, 'course_id', gen_random_uuid(), 'lesson_id', gen_random_uuid())
        FROM m CROSS JOIN generate_series(1, $2::int) RETURNING id)
      INSERT INTO domain_event_deliveries (event_id, subscriber, run_after) SELECT id, 'gamification.engagement', now() FROM e`,
-    [eventsOrg, EVENTS_EACH],
-  );
-  const seedEventsMs = performance.now() - t0;
-  t0 = performance.now();
-  worker = spawn(process.execPath, ['dist/src/worker.js'], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      DATABASE_URL: db.url,
-      REDIS_URL,
-      REDIS_KEY_PREFIX: prefix,
-      SMTP_URL: mail.url,
-      MAIL_FROM: 'Bench <bench@localhost>',
-      BASE_URL: base,
-      WEB_URL: 'http://localhost:3000',
-      APP_URL: 'http://localhost:3000',
-      AUTH_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (;;) {
-    const { rows } = await client.query(
-      `SELECT count(*)::int AS n FROM domain_event_deliveries WHERE subscriber = 'gamification.engagement' AND status <> 'done'`,
+      [eventsOrg, EVENTS_EACH],
     );
-    if (rows[0].n === 0) break;
-    await sleep(250);
-  }
-  const wallMs = performance.now() - t0;
-  await stop(worker);
-  worker = undefined;
-  const span = (
-    await client.query(
-      `SELECT extract(epoch FROM max(done_at) - min(done_at)) * 1000 AS ms FROM domain_event_deliveries
+    const seedEventsMs = performance.now() - t0;
+    t0 = performance.now();
+    worker = spawn(process.execPath, [...WORKER_NODE_OPTIONS, 'dist/src/worker.js'], {
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        DATABASE_URL: db.url,
+        REDIS_URL,
+        REDIS_KEY_PREFIX: prefix,
+        SMTP_URL: mail.url,
+        MAIL_FROM: 'Bench <bench@localhost>',
+        BASE_URL: base,
+        WEB_URL: 'http://localhost:3000',
+        APP_URL: 'http://localhost:3000',
+        AUTH_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+        DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    for (;;) {
+      const { rows } = await client.query(
+        `SELECT count(*)::int AS n FROM domain_event_deliveries WHERE subscriber = 'gamification.engagement' AND status <> 'done'`,
+      );
+      if (rows[0].n === 0) break;
+      await sleep(250);
+    }
+    const wallMs = performance.now() - t0;
+    await stop(worker);
+    worker = undefined;
+    const span = (
+      await client.query(
+        `SELECT extract(epoch FROM max(done_at) - min(done_at)) * 1000 AS ms FROM domain_event_deliveries
        WHERE subscriber = 'gamification.engagement'`,
-    )
-  ).rows[0].ms;
-  const check = (
-    await client.query(
-      `SELECT (SELECT count(*)::int FROM xp_ledger WHERE organization_id = $1) AS rows,
+      )
+    ).rows[0].ms;
+    const check = (
+      await client.query(
+        `SELECT (SELECT count(*)::int FROM xp_ledger WHERE organization_id = $1) AS rows,
          (SELECT count(*)::int FROM xp_totals WHERE organization_id = $1 AND xp = $2) AS full_members`,
-      [eventsOrg, EVENTS_EACH * 10],
-    )
-  ).rows[0];
+        [eventsOrg, EVENTS_EACH * 10],
+      )
+    ).rows[0];
+    return { total, seedEventsMs, span, wallMs, check };
+  };
 
   // ---- 2. Leaderboard read over 1 000 000 members ----
-  t0 = performance.now();
-  await seedMembers(boardOrg, MEMBERS, 'lb');
-  await client.query(
-    `INSERT INTO xp_ledger (organization_id, user_id, source, source_id, amount, local_date, occurred_at, created_at)
+  const boardPart = async () => {
+    let t0 = performance.now();
+    await seedMembers(boardOrg, MEMBERS, 'lb');
+    await client.query(
+      `INSERT INTO xp_ledger (organization_id, user_id, source, source_id, amount, local_date, occurred_at, created_at)
      SELECT $1, user_id, 'lesson', gen_random_uuid()::text, 1 + (hashtext(user_id::text) & 4095), current_date, now(), now()
      FROM memberships WHERE organization_id = $1 AND role = 'student'`,
-    [boardOrg],
-  );
-  await client.query(
-    `INSERT INTO xp_ledger (organization_id, user_id, source, source_id, amount, local_date, occurred_at, created_at)
+      [boardOrg],
+    );
+    await client.query(
+      `INSERT INTO xp_ledger (organization_id, user_id, source, source_id, amount, local_date, occurred_at, created_at)
      VALUES ($1, $2, 'lesson', 'bench', 2048, current_date, now(), now())`,
-    [boardOrg, me.id],
-  );
-  await client.query(
-    `INSERT INTO xp_totals (organization_id, user_id, xp, level, updated_at)
+      [boardOrg, me.id],
+    );
+    await client.query(
+      `INSERT INTO xp_totals (organization_id, user_id, xp, level, updated_at)
      SELECT organization_id, user_id, sum(amount), 1, now() FROM xp_ledger WHERE organization_id = $1 GROUP BY 1, 2`,
-    [boardOrg],
-  );
-  await client.query('VACUUM ANALYZE xp_ledger');
-  await client.query('VACUUM ANALYZE xp_totals');
-  await client.query('VACUUM ANALYZE memberships');
-  const seedBoardMs = performance.now() - t0;
-  const path = `/api/v1/organizations/${boardOrg}/leaderboard?limit=10&around=5`;
-  t0 = performance.now();
-  const first = await call('GET', path);
-  const buildMs = performance.now() - t0;
-  if (first.items.length !== 10 || first.around.length !== 11 || first.total !== MEMBERS + 1)
-    throw new Error(`unexpected leaderboard: ${JSON.stringify({ ...first, items: first.items.length })}`);
-  const results = await alternate(
-    [
-      { name: 'leaderboard top 10 + me +-5', url: base + path, headers: { cookie } },
-      { name: 'GET /version', url: `${base}/version` },
-    ],
-    { rounds: ROUNDS, connections: CONNECTIONS, duration: DURATION },
-  );
+      [boardOrg],
+    );
+    await client.query('VACUUM ANALYZE xp_ledger');
+    await client.query('VACUUM ANALYZE xp_totals');
+    await client.query('VACUUM ANALYZE memberships');
+    const seedBoardMs = performance.now() - t0;
+    const path = `/api/v1/organizations/${boardOrg}/leaderboard?limit=10&around=5`;
+    t0 = performance.now();
+    const first = await call('GET', path);
+    const buildMs = performance.now() - t0;
+    if (first.items.length !== 10 || first.around.length !== 11 || first.total !== MEMBERS + 1)
+      throw new Error(`unexpected leaderboard: ${JSON.stringify({ ...first, items: first.items.length })}`);
+    const results = await alternate(
+      [
+        { name: 'leaderboard top 10 + me +-5', url: base + path, headers: { cookie } },
+        { name: 'GET /version', url: `${base}/version` },
+      ],
+      { rounds: ROUNDS, connections: CONNECTIONS, duration: DURATION },
+    );
+    return { seedBoardMs, buildMs, first, results };
+  };
 
   console.log(
     `\nNode ${process.version}, ${os.cpus().length} cores, load average ${os
@@ -179,24 +189,30 @@ try {
       .map((l) => l.toFixed(1))
       .join(' ')}`,
   );
-  console.log(
-    `\nXP awarding: ${total} lesson.completed events (${EVENT_MEMBERS} members x ${EVENTS_EACH}), seeded in ${(seedEventsMs / 1000).toFixed(1)} s`,
-  );
-  console.log(
-    `  worker: ${Math.round(total / (span / 1000))} events/s between the first and the last delivery (${(span / 1000).toFixed(1)} s); wall ${(wallMs / 1000).toFixed(1)} s from spawn (${Math.round(total / (wallMs / 1000))} events/s)`,
-  );
-  console.log(
-    `  check: ${check.rows} ledger rows, ${check.full_members} of ${EVENT_MEMBERS} members at ${EVENTS_EACH * 10} XP`,
-  );
-  console.log(
-    `\nLeaderboard: ${MEMBERS} members with XP this week (seeded in ${(seedBoardMs / 1000).toFixed(1)} s); first read (builds the Redis set) ${(buildMs / 1000).toFixed(2)} s; caller rank ${first.me.rank}`,
-  );
-  console.log(`${''.padEnd(32)}${'req/s'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}  rounds`);
-  for (const r of results)
+  if (PARTS.includes('xp')) {
+    const { total, seedEventsMs, span, wallMs, check } = await xpPart();
     console.log(
-      `${r.name.padEnd(32)}${String(r.rps).padStart(9)}${String(r.p99).padStart(9)}${String(r.errors).padStart(8)}  ${r.rounds.join(' ')}`,
+      `\nXP awarding: ${total} lesson.completed events (${EVENT_MEMBERS} members x ${EVENTS_EACH}), seeded in ${(seedEventsMs / 1000).toFixed(1)} s`,
     );
-  console.log(`ratio to /version: ${(results[0].rps / results[1].rps).toFixed(2)}`);
+    console.log(
+      `  worker: ${Math.round(total / (span / 1000))} events/s between the first and the last delivery (${(span / 1000).toFixed(1)} s); wall ${(wallMs / 1000).toFixed(1)} s from spawn (${Math.round(total / (wallMs / 1000))} events/s)`,
+    );
+    console.log(
+      `  check: ${check.rows} ledger rows, ${check.full_members} of ${EVENT_MEMBERS} members at ${EVENTS_EACH * 10} XP`,
+    );
+  }
+  if (PARTS.includes('board')) {
+    const { seedBoardMs, buildMs, first, results } = await boardPart();
+    console.log(
+      `\nLeaderboard: ${MEMBERS} members with XP this week (seeded in ${(seedBoardMs / 1000).toFixed(1)} s); first read (builds the Redis set) ${(buildMs / 1000).toFixed(2)} s; caller rank ${first.me.rank}`,
+    );
+    console.log(`${''.padEnd(32)}${'req/s'.padStart(9)}${'p99 ms'.padStart(9)}${'errors'.padStart(8)}  rounds`);
+    for (const r of results)
+      console.log(
+        `${r.name.padEnd(32)}${String(r.rps).padStart(9)}${String(r.p99).padStart(9)}${String(r.errors).padStart(8)}  ${r.rounds.join(' ')}`,
+      );
+    console.log(`ratio to /version: ${(results[0].rps / results[1].rps).toFixed(2)}`);
+  }
 } finally {
   if (worker) await stop(worker);
   await stop(service);

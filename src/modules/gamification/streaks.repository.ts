@@ -58,6 +58,24 @@ export class StreaksRepository {
     return toState(rows[0]);
   }
 
+  /** The states of many people under row locks taken in id order (created empty when missing). */
+  async lockMany(userIds: readonly string[], now: Date, tx: Tx): Promise<Map<string, StreakState>> {
+    if (userIds.length === 0) return new Map();
+    const ids = [...new Set(userIds)].sort();
+    await tx.manager.query(
+      `INSERT INTO streaks (user_id, updated_at) SELECT id, $2 FROM unnest($1::uuid[]) AS id ORDER BY id
+       ON CONFLICT (user_id) DO NOTHING`,
+      [ids, now],
+    );
+    const rows = await tx.manager.query<(StreakRow & { user_id: string })[]>(
+      `SELECT user_id, run_count, ${DATE('run_last')}, longest, freezes, ${DATE('first_active_on')},
+         ${DATE('last_active_on')}, ${DATE('evaluated_through')}, ${DATE('grants_through')}
+       FROM streaks WHERE user_id = ANY($1::uuid[]) ORDER BY user_id FOR UPDATE`,
+      [ids],
+    );
+    return new Map(rows.map((r) => [r.user_id, toState(r)]));
+  }
+
   async find(userId: string, tx?: Tx): Promise<StreakState> {
     const rows = await db(this.dataSource, tx).query<StreakRow[]>(
       `SELECT run_count, ${DATE('run_last')}, longest, freezes, ${DATE('first_active_on')}, ${DATE('last_active_on')},
@@ -90,6 +108,61 @@ export class StreaksRepository {
         `INSERT INTO streak_frozen_days (user_id, local_date) SELECT $1, d FROM unnest($2::date[]) d ON CONFLICT DO NOTHING`,
         [userId, frozen],
       );
+  }
+
+  /** Many people's states and frozen days in two statements (see `save`). */
+  async saveMany(
+    entries: readonly { userId: string; state: StreakState; frozen: readonly string[] }[],
+    now: Date,
+    tx: Tx,
+  ): Promise<void> {
+    if (entries.length === 0) return;
+    const col = <T>(f: (s: StreakState) => T): T[] => entries.map((e) => f(e.state));
+    await tx.manager.query(
+      `UPDATE streaks t SET run_count = c.run_count, run_last = c.run_last, longest = c.longest, freezes = c.freezes,
+         first_active_on = c.first_active_on, last_active_on = c.last_active_on,
+         evaluated_through = c.evaluated_through, grants_through = c.grants_through, updated_at = $10
+       FROM unnest($1::uuid[], $2::int[], $3::date[], $4::int[], $5::int[], $6::date[], $7::date[], $8::date[], $9::date[])
+         AS c(user_id, run_count, run_last, longest, freezes, first_active_on, last_active_on, evaluated_through,
+              grants_through)
+       WHERE t.user_id = c.user_id`,
+      [
+        entries.map((e) => e.userId),
+        col((s) => s.runCount),
+        col((s) => s.runLast),
+        col((s) => s.longest),
+        col((s) => s.freezes),
+        col((s) => s.firstActiveOn),
+        col((s) => s.lastActiveOn),
+        col((s) => s.evaluatedThrough),
+        col((s) => s.grantsThrough),
+        now,
+      ],
+    );
+    const frozen = entries.flatMap((e) => e.frozen.map((d) => [e.userId, d] as const));
+    if (frozen.length > 0)
+      await tx.manager.query(
+        `INSERT INTO streak_frozen_days (user_id, local_date)
+         SELECT * FROM unnest($1::uuid[], $2::date[]) ON CONFLICT DO NOTHING`,
+        [frozen.map((f) => f[0]), frozen.map((f) => f[1])],
+      );
+  }
+
+  /** Active local dates of many people (any organization), each from its own `from` on, in one statement. */
+  async activeDatesMany(
+    entries: readonly { userId: string; from: string | null }[],
+    tx: Tx,
+  ): Promise<Map<string, Set<string>>> {
+    const out = new Map<string, Set<string>>(entries.map((e) => [e.userId, new Set<string>()]));
+    if (entries.length === 0) return out;
+    const rows = await tx.manager.query<{ user_id: string; d: string }[]>(
+      `SELECT DISTINCT a.user_id, to_char(a.local_date, 'YYYY-MM-DD') AS d
+       FROM unnest($1::uuid[], $2::date[]) AS p(user_id, from_date)
+       JOIN activity_days a ON a.user_id = p.user_id AND a.active AND (p.from_date IS NULL OR a.local_date >= p.from_date)`,
+      [entries.map((e) => e.userId), entries.map((e) => e.from)],
+    );
+    for (const r of rows) out.get(r.user_id)!.add(r.d);
+    return out;
   }
 
   /** Active local dates of the person (any organization) from `from` on. */

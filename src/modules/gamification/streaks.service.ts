@@ -39,34 +39,61 @@ export class StreaksService {
   ) {}
 
   /**
-   * Records newly active local dates of a person (the activity rows are already written in `tx`) and answers the
-   * milestones reached, each with the organization of the fact that extended the streak.
+   * Records newly active local dates of many people (the activity rows are already written in `tx`) in a fixed
+   * number of statements (their rows locked in id order), and answers per person the milestones reached, each with
+   * the organization of the fact that extended the streak.
    */
-  async recordActivity(
+  async recordActivityMany(
     tx: Tx,
-    userId: string,
-    zone: string,
-    days: readonly { date: string; organizationId: string }[],
-  ): Promise<{ current: number; milestones: { days: number; organizationId: string }[] }> {
+    people: readonly { userId: string; zone: string; days: readonly { date: string; organizationId: string }[] }[],
+  ): Promise<Map<string, { current: number; milestones: { days: number; organizationId: string }[] }>> {
     const now = this.clock.now();
-    const today = localDate(now, zone);
-    let state = await this.streaks.lock(userId, now, tx);
-    const fresh = [...days]
-      .filter((d) => state.lastActiveOn === null || d.date > state.lastActiveOn)
-      .sort((a, b) => (a.date < b.date ? -1 : 1));
-    if (fresh.length === 0) return { current: 0, milestones: [] };
-    const before = state.lastActiveOn;
-    for (const d of fresh) state = recordActive(state, d.date);
-    const active = await this.streaks.activeDates(userId, lowest(state), tx);
-    const { state: evaluated, frozen } = evaluate(state, today, (d) => active.has(d));
-    const current = currentStreak(evaluated, today, active.has(today));
-    evaluated.longest = Math.max(evaluated.longest, current);
-    await this.streaks.save(userId, evaluated, frozen, now, tx);
-    const milestones: { days: number; organizationId: string }[] = [];
-    const todays = fresh.find((d) => d.date === today);
-    if (todays && before !== today && (STREAK_MILESTONES as readonly number[]).includes(current))
-      milestones.push({ days: current, organizationId: todays.organizationId });
-    return { current, milestones };
+    const out = new Map<string, { current: number; milestones: { days: number; organizationId: string }[] }>();
+    const states = await this.streaks.lockMany(
+      people.map((p) => p.userId),
+      now,
+      tx,
+    );
+    const moved: {
+      userId: string;
+      zone: string;
+      before: string | null;
+      state: StreakState;
+      fresh: (typeof people)[number]['days'];
+    }[] = [];
+    for (const p of people) {
+      const state = states.get(p.userId)!;
+      const fresh = [...p.days]
+        .filter((d) => state.lastActiveOn === null || d.date > state.lastActiveOn)
+        .sort((a, b) => (a.date < b.date ? -1 : 1));
+      if (fresh.length === 0) {
+        out.set(p.userId, { current: 0, milestones: [] });
+        continue;
+      }
+      let next = state;
+      for (const d of fresh) next = recordActive(next, d.date);
+      moved.push({ userId: p.userId, zone: p.zone, before: state.lastActiveOn, state: next, fresh });
+    }
+    const active = await this.streaks.activeDatesMany(
+      moved.map((m) => ({ userId: m.userId, from: lowest(m.state) })),
+      tx,
+    );
+    const saves: { userId: string; state: StreakState; frozen: string[] }[] = [];
+    for (const m of moved) {
+      const today = localDate(now, m.zone);
+      const days = active.get(m.userId)!;
+      const { state: evaluated, frozen } = evaluate(m.state, today, (d) => days.has(d));
+      const current = currentStreak(evaluated, today, days.has(today));
+      evaluated.longest = Math.max(evaluated.longest, current);
+      saves.push({ userId: m.userId, state: evaluated, frozen });
+      const milestones: { days: number; organizationId: string }[] = [];
+      const todays = m.fresh.find((d) => d.date === today);
+      if (todays && m.before !== today && (STREAK_MILESTONES as readonly number[]).includes(current))
+        milestones.push({ days: current, organizationId: todays.organizationId });
+      out.set(m.userId, { current, milestones });
+    }
+    await this.streaks.saveMany(saves, now, tx);
+    return out;
   }
 
   /** The streak as read (evaluating the days that passed since). */

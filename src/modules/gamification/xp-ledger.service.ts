@@ -104,16 +104,18 @@ export class XpLedgerService {
       .filter((t) => t.level !== t.from);
     await this.ledger.setLevels(levelChanges, tx);
     const badges: BadgeInsert[] = effects.badges.map((b) => ({ ...b }));
-    for (const c of levelChanges) {
-      if (c.level > c.from)
-        await this.events.publish(
-          tx,
-          'level.reached',
-          { user_id: c.userId, level: c.level },
-          { organizationId: c.organizationId, actorId: c.userId },
-        );
+    await this.events.publishMany(
+      tx,
+      'level.reached',
+      levelChanges
+        .filter((c) => c.level > c.from)
+        .map((c) => ({
+          payload: { user_id: c.userId, level: c.level },
+          meta: { organizationId: c.organizationId, actorId: c.userId },
+        })),
+    );
+    for (const c of levelChanges)
       if (c.level >= 10) badges.push({ organizationId: c.organizationId, userId: c.userId, code: 'level_10' });
-    }
 
     // 3. Activity per person, local date and organization.
     const deltas = new Map<string, ActivityDelta>();
@@ -165,21 +167,25 @@ export class XpLedgerService {
           ...(activeDays.get(d.userId) ?? []),
           { date: d.localDate, organizationId: d.organizationId },
         ]);
-    for (const [userId, days] of [...activeDays.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const { milestones } = await this.streaks.recordActivity(tx, userId, zoneOf(userId), days);
+    const reached: { userId: string; days: number; organizationId: string }[] = [];
+    const recorded = await this.streaks.recordActivityMany(
+      tx,
+      [...activeDays.entries()].map(([userId, days]) => ({ userId, zone: zoneOf(userId), days })),
+    );
+    for (const [userId, { milestones }] of recorded) {
       for (const m of milestones) {
-        await this.events.publish(
-          tx,
-          'streak.milestone',
-          { user_id: userId, days: m.days },
-          {
-            organizationId: m.organizationId,
-            actorId: userId,
-          },
-        );
+        reached.push({ userId, ...m });
         if (m.days <= 100) badges.push({ organizationId: m.organizationId, userId, code: `streak_${m.days}` });
       }
     }
+    await this.events.publishMany(
+      tx,
+      'streak.milestone',
+      reached.map((m) => ({
+        payload: { user_id: m.userId, days: m.days },
+        meta: { organizationId: m.organizationId, actorId: m.userId },
+      })),
+    );
 
     // 5. Counted badges of the members touched by courses, reviews and duel wins.
     const counted = new Map<string, { organizationId: string; userId: string }>();
@@ -209,24 +215,26 @@ export class XpLedgerService {
   async awardBadges(tx: Tx, badges: readonly BadgeInsert[]): Promise<void> {
     const unique = [...new Map(badges.map((b) => [`${b.organizationId}|${b.userId}|${b.code}`, b])).values()];
     const awarded = await this.ledger.awardBadges(unique, this.clock.now(), tx);
-    for (const b of awarded)
-      await this.events.publish(
-        tx,
-        'badge.awarded',
-        { user_id: b.userId, code: b.code, kind: 'system' },
-        { organizationId: b.organizationId, actorId: b.userId },
-      );
+    await this.events.publishMany(
+      tx,
+      'badge.awarded',
+      awarded.map((b) => ({
+        payload: { user_id: b.userId, code: b.code, kind: 'system' as const },
+        meta: { organizationId: b.organizationId, actorId: b.userId },
+      })),
+    );
   }
 
   /** Publishes `badge.awarded` (kind program) for the program badges of these completions that exist. */
   async announceProgramBadges(tx: Tx, badges: readonly BadgeInsert[]): Promise<void> {
-    for (const b of await this.ledger.existingBadges(badges, tx))
-      await this.events.publish(
-        tx,
-        'badge.awarded',
-        { user_id: b.userId, code: b.code, kind: 'program' },
-        { organizationId: b.organizationId, actorId: b.userId },
-      );
+    await this.events.publishMany(
+      tx,
+      'badge.awarded',
+      (await this.ledger.existingBadges(badges, tx)).map((b) => ({
+        payload: { user_id: b.userId, code: b.code, kind: 'program' as const },
+        meta: { organizationId: b.organizationId, actorId: b.userId },
+      })),
+    );
   }
 
   /** One award outside an event (daily reward, mission, challenge podium); null when already written. */
