@@ -40,6 +40,36 @@ export class SharedCache<V extends object> {
     return value;
   }
 
+  /**
+   * The values of many keys: hits from the cache, the misses from one `loadMany` (which answers the values it
+   * found, by key). Keys without a value are absent from the answer.
+   */
+  async getOrLoadMany(
+    keys: readonly string[],
+    loadMany: (missing: string[]) => Promise<ReadonlyMap<string, V>>,
+  ): Promise<Map<string, V>> {
+    const out = new Map<string, V>();
+    if (!this.bus.reliable) {
+      for (const [key, value] of await loadMany([...keys])) out.set(key, value);
+      return out;
+    }
+    const missing: string[] = [];
+    for (const key of keys) {
+      const hit = this.lru.get(key);
+      if (hit) out.set(key, hit);
+      else missing.push(key);
+    }
+    if (missing.length === 0) return out;
+    const epoch = this.epoch;
+    const loaded = await loadMany(missing);
+    const keep = epoch === this.epoch && this.bus.reliable;
+    for (const [key, value] of loaded) {
+      out.set(key, value);
+      if (keep) this.lru.set(key, value);
+    }
+    return out;
+  }
+
   /** Drops the entry everywhere now, and again once the transaction (if any) has committed. */
   async invalidate(key: string, tx?: Tx): Promise<void> {
     await this.bus.publish(this.topic, key);
