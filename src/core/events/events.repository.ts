@@ -56,6 +56,30 @@ export class EventsRepository {
     );
   }
 
+  /** `insert` for many events at once: one statement for the events, one for every (event, subscriber). */
+  async insertMany(events: readonly EventRow[], subscribers: readonly string[], runAfter: Date, tx: Tx): Promise<void> {
+    if (events.length === 0) return;
+    await tx.manager.query(
+      `INSERT INTO domain_events (id, name, version, organization_id, actor_id, occurred_at, payload)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::int[], $4::uuid[], $5::uuid[], $6::timestamptz[], $7::jsonb[])`,
+      [
+        events.map((e) => e.id),
+        events.map((e) => e.name),
+        events.map((e) => e.version),
+        events.map((e) => e.organization_id),
+        events.map((e) => e.actor_id),
+        events.map((e) => e.occurred_at),
+        events.map((e) => JSON.stringify(e.payload)),
+      ],
+    );
+    if (subscribers.length === 0) return;
+    await tx.manager.query(
+      `INSERT INTO domain_event_deliveries (event_id, subscriber, run_after)
+       SELECT e, s, $3 FROM unnest($1::uuid[]) AS e CROSS JOIN unnest($2::text[]) AS s`,
+      [events.map((e) => e.id), subscribers, runAfter],
+    );
+  }
+
   /**
    * Takes up to `limit` due deliveries for one try: counts the attempt and leases them until `leaseUntil`, so a
    * process that dies mid-delivery only delays them. SKIP LOCKED lets any number of workers claim side by side.
