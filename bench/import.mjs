@@ -139,6 +139,7 @@ try {
   );
   console.log(`worker RSS: ${idleRss} MB idle, ${peakRss} MB peak (+${peakRss - idleRss} MB)`);
   console.log(`baseline, the same memberships + invitations as two bulk SQL statements: ${Math.round(baselineMs)} ms`);
+  console.log(`import / baseline: ${(importMs / baselineMs).toFixed(1)}x`);
 } finally {
   await client.end();
   await stop(worker);

@@ -1,5 +1,5 @@
 import { MemberImportRepository } from '@/modules/member-import/member-import.repository';
-import { MemberImportService } from '@/modules/member-import/member-import.service';
+import { IMPORT_BATCH, MemberImportService } from '@/modules/member-import/member-import.service';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
 import { signIn, type SignedIn } from './support/auth';
 import { addMember, adult, createOrganization } from './support/tenancy';
@@ -208,33 +208,59 @@ describe('CSV member import (extensions-v1 "Members, invitations, import")', () 
   });
 
   describe('a worker crash in the middle resumes without duplicating invitations or memberships', () => {
+    // More than one batch, so a crash can fall between two batches or inside the second.
+    const FRESH = IMPORT_BATCH + 447;
+
     async function crashOnce(setup: (repo: MemberImportRepository) => jest.SpyInstance): Promise<void> {
       const existing: SignedIn[] = [];
       for (let i = 0; i < 3; i++) existing.push(await signIn(t));
-      const fresh = Array.from({ length: 447 }, () => t.nextEmail('crash'));
-      const csv = 'email\n' + [...existing.map((e) => e.email), ...fresh].join('\n') + '\n';
+      const fresh = Array.from({ length: FRESH }, () => t.nextEmail('crash'));
+      // One existing account in each batch, and one repeated address across the batches.
+      const csv =
+        'email\n' +
+        [existing[0].email, ...fresh.slice(0, IMPORT_BATCH), existing[1].email, fresh[0].toUpperCase()]
+          .concat(fresh.slice(IMPORT_BATCH), [existing[2].email])
+          .join('\n') +
+        '\n';
       const spy = setup(t.app.get(MemberImportRepository));
       const res = await upload(owner.agent, csv).expect(202);
       const status = await finished(res.body.id);
+      expect(spy).toHaveBeenCalled();
       spy.mockRestore();
       expect(status).toMatchObject({
         status: 'completed',
-        total: 450,
-        processed: 450,
-        invited: 447,
+        total: FRESH + 4,
+        processed: FRESH + 4,
+        invited: FRESH,
         added: 3,
-        skipped: 0,
+        skipped: 1,
         failed: 0,
       });
+      const [repeated] = await t.db.query(
+        `SELECT outcome, reason FROM member_import_rows WHERE import_id = $1 AND email = $2`,
+        [res.body.id, fresh[0].toUpperCase()],
+      );
+      expect(repeated).toEqual({ outcome: 'skipped', reason: 'The address appears earlier in the file.' });
       const [{ n: invitations }] = await t.db.query(`SELECT count(*)::int AS n FROM invitations WHERE import_id = $1`, [
         res.body.id,
       ]);
-      expect(invitations).toBe(447);
+      expect(invitations).toBe(FRESH);
+      const [{ n: sent }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM audit_log WHERE action = 'invitation.sent' AND metadata->>'import_id' = $1`,
+        [res.body.id],
+      );
+      expect(sent).toBe(FRESH);
       const [{ n: members }] = await t.db.query(
         `SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1 AND user_id = ANY($2::uuid[])`,
         [org, existing.map((e) => e.user.id)],
       );
       expect(members).toBe(3);
+      const [{ n: joined }] = await t.db.query(
+        `SELECT count(*)::int AS n FROM domain_events WHERE name = 'member.joined' AND organization_id = $1
+           AND payload->>'user_id' = ANY($2::text[])`,
+        [org, existing.map((e) => e.user.id)],
+      );
+      expect(joined).toBe(3);
       const [{ n: rowsWithoutOutcome }] = await t.db.query(
         `SELECT count(*)::int AS n FROM member_import_rows WHERE import_id = $1 AND outcome IS NULL`,
         [res.body.id],
@@ -262,14 +288,105 @@ describe('CSV member import (extensions-v1 "Members, invitations, import")', () 
 
     it('inside a batch (its rows roll back and run again)', async () => {
       await crashOnce((repo) => {
-        const real = repo.setOutcome.bind(repo);
+        const real = repo.setOutcomes.bind(repo);
         let calls = 0;
-        return jest.spyOn(repo, 'setOutcome').mockImplementation(async (...args) => {
+        // The second batch's outcomes, its invitations and memberships already written in the transaction.
+        return jest.spyOn(repo, 'setOutcomes').mockImplementation(async (...args) => {
           calls++;
-          if (calls === 250) throw new Error('worker died');
+          if (calls === 2) throw new Error('worker died');
           return real(...args);
         });
       });
+    });
+  });
+
+  describe('batches decide as the rows would one by one, in file order', () => {
+    const accounts = async (n: number, tag: string): Promise<{ id: string; email: string }[]> => {
+      const emails = Array.from({ length: n }, () => t.nextEmail(tag));
+      return t.db.query(
+        `INSERT INTO users (email, username, created_at, updated_at)
+         SELECT e, 'u' || md5(e), now(), now() FROM unnest($1::text[]) AS e RETURNING id, email`,
+        [emails],
+      );
+    };
+    const report = async (id: string): Promise<string[]> =>
+      (
+        await t.db.query(
+          `SELECT row_number, outcome, coalesce(reason, '') AS reason FROM member_import_rows WHERE import_id = $1
+           ORDER BY row_number`,
+          [id],
+        )
+      ).map((r: { row_number: number; outcome: string; reason: string }) => `${r.row_number} ${r.outcome} ${r.reason}`);
+
+    it('the member limit reached in the middle of a batch: earlier newcomers join, later ones fail, invitations go on', async () => {
+      const orgId = await createOrganization(t, owner, 'Limited Import Org');
+      const cohort = (
+        await owner.agent.post(`/api/v1/organizations/${orgId}/cohorts`).send({ name: 'Grupo L' }).expect(201)
+      ).body.id as string;
+      const [member, a, b, c, d] = await accounts(5, 'limit');
+      await addMember(t, orgId, member.id, 'student');
+      // The owner and `member` are in: two places left.
+      await t.db.query(`UPDATE organizations SET member_limit = 4 WHERE id = $1`, [orgId]);
+      const invitee = t.nextEmail('limit-invitee');
+      const csv =
+        'email,role,cohort\n' +
+        [
+          `${member.email},,`, // 1 already a member (takes no place)
+          `${a.email},teacher,grupo l`, // 2 added (place 3), and in the cohort as teacher
+          `${invitee},,`, // 3 invited (invitations take no place)
+          `${b.email},,`, // 4 added (place 4)
+          `${a.email.toUpperCase()},,`, // 5 repeated
+          `${c.email},,Grupo L`, // 6 limit reached
+          `${c.email},,`, // 7 limit reached again (not handled earlier, so not "repeated")
+          `${member.email},,`, // 8 already a member, even at the limit
+          `${d.email},,`, // 9 limit reached
+          `${invitee},,`, // 10 repeated
+        ].join('\n') +
+        '\n';
+      const res = await upload(owner.agent, csv, orgId).expect(202);
+      const status = await finished(res.body.id, orgId);
+      expect(status).toMatchObject({ status: 'completed', invited: 1, added: 2, skipped: 4, failed: 3 });
+      const limit = 'The organization has reached the member limit of its plan.';
+      expect(await report(res.body.id)).toEqual([
+        '1 skipped Already a member.',
+        '2 added ',
+        '3 invited ',
+        '4 added ',
+        '5 skipped The address appears earlier in the file.',
+        `6 failed ${limit}`,
+        `7 failed ${limit}`,
+        '8 skipped Already a member.',
+        `9 failed ${limit}`,
+        '10 skipped The address appears earlier in the file.',
+      ]);
+      const members = await t.db.query(
+        `SELECT user_id, role FROM memberships WHERE organization_id = $1 AND user_id = ANY($2::uuid[]) ORDER BY role`,
+        [orgId, [a.id, b.id, c.id, d.id]],
+      );
+      expect(members).toEqual([
+        { user_id: b.id, role: 'student' },
+        { user_id: a.id, role: 'teacher' },
+      ]);
+      const inCohort = await t.db.query(`SELECT user_id, role FROM cohort_members WHERE cohort_id = $1`, [cohort]);
+      expect(inCohort).toEqual([{ user_id: a.id, role: 'teacher' }]);
+      const joined = await t.db.query(
+        `SELECT actor_id, payload FROM domain_events WHERE name = 'member.joined' AND organization_id = $1
+           AND payload->>'user_id' = ANY($2::text[]) ORDER BY payload->>'role'`,
+        [orgId, [a.id, b.id, c.id, d.id]],
+      );
+      expect(joined).toEqual([
+        { actor_id: owner.user.id, payload: { user_id: b.id, role: 'student' } },
+        { actor_id: owner.user.id, payload: { user_id: a.id, role: 'teacher' } },
+      ]);
+      const [invitation] = await t.db.query(
+        `SELECT role, cohort_id, status FROM invitations WHERE organization_id = $1 AND email = $2`,
+        [orgId, invitee],
+      );
+      expect(invitation).toEqual({ role: 'student', cohort_id: null, status: 'pending' });
+      const [{ n: count }] = await t.db.query(`SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1`, [
+        orgId,
+      ]);
+      expect(count).toBe(4);
     });
   });
 

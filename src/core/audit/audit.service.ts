@@ -29,22 +29,46 @@ export class AuditService {
   ) {}
 
   async record(entry: AuditEntry, tx?: Tx): Promise<void> {
-    const metadata = entry.metadata ?? {};
-    for (const key of Object.keys(metadata)) {
-      if (PERSONAL_KEYS.test(key)) throw new Error(`Audit metadata must not hold personal data (key "${key}")`);
+    await this.recordMany([entry], tx);
+  }
+
+  /** Many entries with one statement (a bulk operation's entries, each the same as `record` would write). */
+  async recordMany(entries: readonly AuditEntry[], tx?: Tx): Promise<void> {
+    if (entries.length === 0) return;
+    for (const entry of entries) {
+      for (const key of Object.keys(entry.metadata ?? {})) {
+        if (PERSONAL_KEYS.test(key)) throw new Error(`Audit metadata must not hold personal data (key "${key}")`);
+      }
     }
     const manager = db(this.dataSource, tx);
+    if (entries.length === 1) {
+      const [entry] = entries;
+      await manager.query(
+        `INSERT INTO audit_log (action, actor_id, organization_id, target_type, target_id, ip_fingerprint, metadata)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [
+          entry.action,
+          entry.actorId,
+          entry.organizationId,
+          entry.targetType ?? null,
+          entry.targetId ?? null,
+          entry.ip ? this.ipFingerprint(entry.ip) : null,
+          JSON.stringify(entry.metadata ?? {}),
+        ],
+      );
+      return;
+    }
     await manager.query(
       `INSERT INTO audit_log (action, actor_id, organization_id, target_type, target_id, ip_fingerprint, metadata)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+       SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::jsonb[])`,
       [
-        entry.action,
-        entry.actorId,
-        entry.organizationId,
-        entry.targetType ?? null,
-        entry.targetId ?? null,
-        entry.ip ? this.ipFingerprint(entry.ip) : null,
-        JSON.stringify(metadata),
+        entries.map((e) => e.action),
+        entries.map((e) => e.actorId),
+        entries.map((e) => e.organizationId),
+        entries.map((e) => e.targetType ?? null),
+        entries.map((e) => e.targetId ?? null),
+        entries.map((e) => (e.ip ? this.ipFingerprint(e.ip) : null)),
+        entries.map((e) => JSON.stringify(e.metadata ?? {})),
       ],
     );
   }

@@ -75,4 +75,11 @@ export class SharedCache<V extends object> {
     await this.bus.publish(this.topic, key);
     tx?.afterCommit(() => this.bus.publish(this.topic, key));
   }
+
+  /** `invalidate` for many keys, each message sent in one pipeline. */
+  async invalidateMany(keys: readonly string[], tx?: Tx): Promise<void> {
+    if (keys.length === 0) return;
+    await this.bus.publishMany(this.topic, keys);
+    tx?.afterCommit(() => this.bus.publishMany(this.topic, keys));
+  }
 }

@@ -73,6 +73,20 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
+  /** `publish` for many keys of a topic: one pipeline of messages to the other instances. */
+  async publishMany(topic: string, keys: readonly string[]): Promise<void> {
+    for (const handler of this.handlers.get(topic) ?? []) for (const key of keys) handler(key);
+    if (!this.redis || keys.length === 0) return;
+    try {
+      const pipeline = this.redis.pipeline();
+      for (const key of keys) pipeline.publish(this.channel, `${topic}|${key}`);
+      const failed = ((await pipeline.exec()) ?? []).find(([err]) => err)?.[0];
+      if (failed) this.logger.warn({ err: failed }, 'Could not broadcast an invalidation');
+    } catch (err) {
+      this.logger.warn({ err }, 'Could not broadcast an invalidation');
+    }
+  }
+
   async onApplicationShutdown(): Promise<void> {
     this.subscribed = false;
     if (this.subscriber) await this.subscriber.quit().catch(() => this.subscriber?.disconnect());

@@ -47,4 +47,27 @@ export class MailService {
       },
     );
   }
+
+  /**
+   * One template to many recipients, each with its own parameters and language: the same messages as `send` once
+   * per item, queued with one outbox statement (transactional kind, no delay or dedupe key). Answers the job ids.
+   */
+  async sendMany<P>(
+    template: MailTemplate<P>,
+    items: readonly { params: P; to: string; locale: Locale }[],
+    options: { organizationId: string | null; tx?: Tx },
+  ): Promise<string[]> {
+    return this.jobs.enqueueMany(
+      SEND_MAIL,
+      items.map((item) => ({
+        to: item.to,
+        ...renderMail(template.render(item.locale, item.params), item.locale),
+        template: template.name,
+        kind: 'transactional' as const,
+        category: null,
+        headers: undefined,
+      })),
+      { organizationId: options.organizationId, tx: options.tx },
+    );
+  }
 }

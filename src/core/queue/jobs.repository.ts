@@ -79,6 +79,36 @@ export class JobsRepository {
     return { id: existing[0].id, inserted: false };
   }
 
+  /** Many jobs of one kind in one statement (no dedupe keys); the caller chooses their ids. */
+  async insertMany(
+    rows: {
+      ids: readonly string[];
+      queue: string;
+      name: string;
+      organizationId: string | null;
+      payloads: readonly unknown[];
+      maxAttempts: number;
+      runAfter: Date;
+    },
+    manager?: EntityManager,
+  ): Promise<void> {
+    if (rows.ids.length === 0) return;
+    const db = manager ?? this.dataSource.manager;
+    await db.query(
+      `INSERT INTO jobs (id, queue, name, organization_id, payload, max_attempts, run_after)
+       SELECT id, $3, $4, $5, payload, $6, $7 FROM unnest($1::uuid[], $2::jsonb[]) AS x(id, payload)`,
+      [
+        rows.ids,
+        rows.payloads.map((p) => JSON.stringify(p)),
+        rows.queue,
+        rows.name,
+        rows.organizationId,
+        rows.maxAttempts,
+        rows.runAfter,
+      ],
+    );
+  }
+
   /** Takes the job for one try: counts the attempt. Returns null when it is finished or out of tries. */
   async claim(id: string): Promise<JobRow | null> {
     const [rows] = await this.dataSource.query<[JobRow[], number]>(

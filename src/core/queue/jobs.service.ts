@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
@@ -63,6 +64,42 @@ export class JobsService implements OnApplicationShutdown {
     return id;
   }
 
+  /**
+   * Enqueues many jobs of one kind with one outbox statement and, once the transaction commits (at once
+   * without one), one hand-off to the driver. Same guarantees as `enqueue` for each job; no dedupe keys.
+   * Answers the job ids in the order of `payloads`.
+   */
+  async enqueueMany<P>(
+    def: JobDefinition<P>,
+    payloads: readonly P[],
+    options: Omit<EnqueueOptions, 'dedupeKey'>,
+  ): Promise<string[]> {
+    if (definedJobs().get(def.name) !== def) throw new Error(`Job "${def.name}" was not declared with defineJob`);
+    if (payloads.length === 0) return [];
+    const delayMs = Math.max(0, options.delayMs ?? 0);
+    const ids = payloads.map(() => randomUUID());
+    await this.repository.insertMany(
+      {
+        ids,
+        queue: def.queue,
+        name: def.name,
+        organizationId: options.organizationId,
+        payloads: payloads.map((payload) =>
+          def.sensitive
+            ? ({ $sealed: this.crypto.encrypt(JSON.stringify(payload)) } satisfies SealedPayload)
+            : (payload as unknown),
+        ),
+        maxAttempts: def.attempts,
+        runAfter: this.clock.in(delayMs),
+      },
+      options.tx?.manager,
+    );
+    const dispatch = (): void => this.dispatchManyInBackground(ids, def, delayMs);
+    if (options.tx) options.tx.afterCommit(dispatch);
+    else dispatch();
+    return ids;
+  }
+
   /** Decodes a stored payload (unsealing sensitive ones). */
   openPayload(stored: unknown): unknown {
     if (stored && typeof stored === 'object' && '$sealed' in stored) {
@@ -88,6 +125,16 @@ export class JobsService implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.settled();
+  }
+
+  private dispatchManyInBackground(ids: readonly string[], def: JobDefinition<unknown>, delayMs: number): void {
+    const p = this.driver
+      .dispatchMany(ids, def, delayMs)
+      .catch((err: unknown) =>
+        this.logger.warn({ err, jobs: ids.length, job: def.name }, 'Dispatch failed; recovery will retry'),
+      )
+      .finally(() => this.dispatching.delete(p));
+    this.dispatching.add(p);
   }
 
   /**

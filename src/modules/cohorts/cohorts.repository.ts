@@ -191,6 +191,42 @@ export class CohortsRepository {
     await this.putMember(organizationId, cohortId, userId, role, now, tx);
   }
 
+  /** `addMember` for many (cohort, person) pairs in one statement; a pair named twice keeps its last role. */
+  async addMembers(
+    organizationId: string,
+    entries: readonly { cohortId: string; userId: string; role: CohortRole }[],
+    now: Date,
+    tx: Tx,
+  ): Promise<void> {
+    const byPair = new Map(entries.map((e) => [`${e.cohortId}:${e.userId}`, e]));
+    if (byPair.size === 0) return;
+    const unique = [...byPair.values()];
+    await tx.manager.query(
+      `INSERT INTO cohort_members (cohort_id, organization_id, user_id, role, added_at)
+       SELECT c, $1, u, r, $5 FROM unnest($2::uuid[], $3::uuid[], $4::text[]) AS x(c, u, r)
+       ON CONFLICT (cohort_id, user_id) DO UPDATE SET role = EXCLUDED.role`,
+      [organizationId, unique.map((e) => e.cohortId), unique.map((e) => e.userId), unique.map((e) => e.role), now],
+    );
+  }
+
+  /**
+   * For each name, the cohort `findByName` would answer (lower() by the database, the oldest first); keyed by the
+   * name as given, names without a cohort absent.
+   */
+  async findByNames(organizationId: string, names: readonly string[], tx?: Tx): Promise<Map<string, CohortRow>> {
+    const distinct = [...new Set(names)];
+    if (distinct.length === 0) return new Map();
+    const rows = await db(this.dataSource, tx).query<(CohortRow & { given: string })[]>(
+      `SELECT m.given, ${COLUMNS} FROM (
+         SELECT DISTINCT ON (x.given) x.given, c.id AS cohort_id FROM unnest($2::text[]) AS x(given)
+         JOIN cohorts c ON c.organization_id = $1 AND lower(c.name) = lower(x.given)
+         ORDER BY x.given, c.created_at
+       ) m JOIN cohorts ON cohorts.id = m.cohort_id`,
+      [organizationId, distinct],
+    );
+    return new Map(rows.map(({ given, ...row }) => [given, row]));
+  }
+
   /**
    * Adds the member, or sets the role of one already there; answers the role they had before (null when new).
    * The database refuses a person who is not a member of the organization (foreign key to memberships).

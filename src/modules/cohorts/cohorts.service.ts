@@ -52,6 +52,23 @@ export class CohortsService {
     return this.cohorts.addMember(organizationId, cohortId, userId, role, this.clock.now(), tx);
   }
 
+  /**
+   * Cohorts by name as written in an import file (case-insensitive; the oldest when two share a name), keyed by the
+   * lower-cased name. One query for all the names.
+   */
+  findByNames(organizationId: string, names: readonly string[], tx?: Tx): Promise<Map<string, CohortRow>> {
+    return this.cohorts.findByNames(organizationId, names, tx);
+  }
+
+  /** `addMember` for many (cohort, person) pairs in one statement; each person must be a member already. */
+  addMembers(
+    organizationId: string,
+    entries: readonly { cohortId: string; userId: string; role: CohortRole }[],
+    tx: Tx,
+  ): Promise<void> {
+    return this.cohorts.addMembers(organizationId, entries, this.clock.now(), tx);
+  }
+
   /** Pass the transaction when inside one: every read in a transaction must use it (see docs/DECISIONS.md). */
   cohortIdsOf(organizationId: string, userId: string, role?: CohortRole, tx?: Tx): Promise<string[]> {
     return this.cohorts.cohortIdsOfMember(organizationId, userId, role, tx);

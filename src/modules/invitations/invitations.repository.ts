@@ -73,6 +73,69 @@ export class InvitationsRepository {
     return rows[0];
   }
 
+  /** `insert` for many invitations in one statement; answers the rows in the order of `values.items`. */
+  async insertMany(
+    values: {
+      organizationId: string;
+      items: readonly { email: string; role: OrgRole; cohortId: string | null; tokenHash: string }[];
+      expiresAt: Date;
+      invitedBy: string | null;
+      importId: string | null;
+      now: Date;
+    },
+    tx: Tx,
+  ): Promise<InvitationRow[]> {
+    if (values.items.length === 0) return [];
+    const rows = await tx.manager.query<InvitationRow[]>(
+      `INSERT INTO invitations (organization_id, email, role, cohort_id, token_hash, status, expires_at, invited_by,
+         import_id, created_at)
+       SELECT $1, e, r, c, t, 'pending', $6, $7, $8, $9
+       FROM unnest($2::text[], $3::text[], $4::uuid[], $5::text[]) AS x(e, r, c, t)
+       RETURNING ${COLUMNS}`,
+      [
+        values.organizationId,
+        values.items.map((i) => i.email),
+        values.items.map((i) => i.role),
+        values.items.map((i) => i.cohortId),
+        values.items.map((i) => i.tokenHash),
+        values.expiresAt,
+        values.invitedBy,
+        values.importId,
+        values.now,
+      ],
+    );
+    const byEmail = new Map(rows.map((r) => [r.email, r]));
+    return values.items.map((i) => byEmail.get(i.email)!);
+  }
+
+  /** `lockAddress` for many addresses, taken in a fixed order so two bulk invitations cannot deadlock. */
+  async lockAddresses(organizationId: string, emails: readonly string[], tx: Tx): Promise<void> {
+    if (emails.length === 0) return;
+    const keys = [...new Set(emails)].map((e) => `invitation:${organizationId}:${e}`).sort();
+    await tx.manager.query(
+      `SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM unnest($1::text[]) WITH ORDINALITY AS x(k, n) ORDER BY n`,
+      [keys],
+    );
+  }
+
+  /** `revokePendingTo` for many addresses: answers the revoked ids by address. */
+  async revokePendingToMany(
+    organizationId: string,
+    emails: readonly string[],
+    now: Date,
+    tx: Tx,
+  ): Promise<Map<string, string[]>> {
+    const revoked = new Map<string, string[]>();
+    if (emails.length === 0) return revoked;
+    const [rows] = await tx.manager.query<[{ id: string; email: string }[], number]>(
+      `UPDATE invitations SET status = 'revoked', revoked_at = $3
+       WHERE organization_id = $1 AND email = ANY($2::text[]) AND status = 'pending' RETURNING id, email`,
+      [organizationId, emails, now],
+    );
+    for (const r of rows) revoked.set(r.email, [...(revoked.get(r.email) ?? []), r.id]);
+    return revoked;
+  }
+
   /**
    * Serializes invitations to one address in one organization until the transaction ends, so two concurrent
    * invitations cannot both stay pending.

@@ -130,6 +130,28 @@ export class MemberImportRepository {
     );
   }
 
+  /** Row outcomes of one import, many at once (one statement), in the caller's transaction. */
+  async setOutcomes(
+    organizationId: string,
+    importId: string,
+    outcomes: readonly { row: number; outcome: RowOutcome; reason: string | null }[],
+    tx: Tx,
+  ): Promise<void> {
+    if (outcomes.length === 0) return;
+    await tx.manager.query(
+      `UPDATE member_import_rows r SET outcome = x.outcome, reason = x.reason
+       FROM unnest($3::int[], $4::text[], $5::text[]) AS x(row_number, outcome, reason)
+       WHERE r.import_id = $1 AND r.row_number = x.row_number AND ${OF_ORGANIZATION}`,
+      [
+        importId,
+        organizationId,
+        outcomes.map((o) => o.row),
+        outcomes.map((o) => o.outcome),
+        outcomes.map((o) => o.reason),
+      ],
+    );
+  }
+
   /** Addresses this import already invited or added (a run resuming after a crash starts from these). */
   async handledEmails(organizationId: string, importId: string): Promise<Set<string>> {
     const rows = await this.dataSource.query<{ email: string }[]>(

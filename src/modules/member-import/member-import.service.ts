@@ -21,8 +21,28 @@ import {
   type RowOutcome,
 } from './member-import.repository';
 
-/** Rows handled per transaction; each row has its own savepoint, so a bad row rolls back alone. */
-const BATCH = 200;
+/**
+ * Rows handled per transaction, set-based: a batch's effects and its rows' outcomes commit together. Bounds the
+ * worker's memory (the batch's rows, rendered invitation emails) and the advisory locks one transaction holds.
+ */
+export const IMPORT_BATCH = 1_000;
+
+const REASONS = {
+  invalidEmail: 'The email address is not valid.',
+  onlyOwner: 'Only an owner can grant the owner or admin role.',
+  repeated: 'The address appears earlier in the file.',
+  alreadyMember: 'Already a member.',
+  notApplied: 'The row could not be applied.',
+} as const;
+
+type Outcome = [RowOutcome, string | null];
+
+/** A row that passed the checks that need no database (its address normalized, its role known and allowed). */
+interface ValidRow {
+  row: PendingRow;
+  email: string;
+  role: OrgRole;
+}
 
 interface RunContext {
   record: ImportRecord;
@@ -114,11 +134,9 @@ export class MemberImportService {
     };
     await this.imports.markRunning(orgId, record.id, this.clock.now());
     for (;;) {
-      const batch = await this.imports.pendingBatch(orgId, record.id, BATCH);
+      const batch = await this.imports.pendingBatch(orgId, record.id, IMPORT_BATCH);
       if (batch.length === 0) break;
-      await this.transactions.run(async (tx) => {
-        for (const row of batch) await this.applyRow(ctx, row, tx);
-      });
+      await this.applyBatch(ctx, batch);
     }
     const counts = await this.imports.counts(orgId, record.id);
     await this.transactions.run(async (tx) => {
@@ -160,35 +178,172 @@ export class MemberImportService {
     return null;
   }
 
-  private async applyRow(ctx: RunContext, row: PendingRow, tx: Tx): Promise<void> {
-    let outcome: [RowOutcome, string | null];
+  /**
+   * One batch in one transaction, set-based. When the database refuses the batch for a row's data (a data or
+   * integrity error: SQLSTATE classes 22 and 23), the batch is applied again row by row, each under its own
+   * savepoint, so one bad row still fails alone. Any other error (a lost connection, a crash) propagates: the
+   * job's retry resumes with the rows that have no outcome.
+   */
+  private async applyBatch(ctx: RunContext, batch: PendingRow[]): Promise<void> {
+    let handled: string[];
     try {
-      outcome = await withSavepoint(tx, () => this.decide(ctx, row, tx));
+      handled = await this.transactions.run((tx) => this.decideBatch(ctx, batch, tx));
     } catch (err) {
-      outcome = ['failed', err instanceof ApiError ? err.message : 'The row could not be applied.'];
+      const code = (err as { driverError?: { code?: unknown } } | null)?.driverError?.code;
+      if (typeof code !== 'string' || !/^2[23]/.test(code)) throw err;
+      this.logger.warn({ err, import_id: ctx.record.id }, 'Import batch refused; applying its rows one by one');
+      const seen = new Set<string>();
+      await this.transactions.run(async (tx) => {
+        for (const row of batch) await this.applyRow(ctx, row, seen, tx);
+      });
+      handled = [...seen];
+    }
+    // Only once committed: a rolled-back batch must not count its addresses as handled.
+    for (const email of handled) ctx.handled.add(email);
+  }
+
+  /**
+   * What each row of the batch does, decided as the rows would be one by one in file order, with one query per
+   * kind of look-up and one statement per kind of write. Answers the addresses invited or added.
+   */
+  private async decideBatch(ctx: RunContext, batch: PendingRow[], tx: Tx): Promise<string[]> {
+    const organizationId = ctx.record.organization_id;
+    const outcomes = new Map<number, Outcome>();
+    // 1. In memory: the address, the role, who may grant it.
+    const valid: ValidRow[] = [];
+    for (const row of batch) {
+      const checked = this.check(ctx, row);
+      if (Array.isArray(checked)) outcomes.set(row.row, checked);
+      else valid.push(checked);
+    }
+    // 2. The cohorts named, one query.
+    const cohortNames = valid.flatMap((v) => (v.row.cohort ? [v.row.cohort] : []));
+    const cohorts = await this.cohorts.findByNames(organizationId, cohortNames, tx);
+    // 3. Repeated addresses: an address handled by an earlier batch is skipped; within the batch, the first row of
+    //    an address leads, and the later ones follow its outcome.
+    const leaders = new Map<string, ValidRow>();
+    const followers: ValidRow[] = [];
+    for (const v of valid) {
+      if (v.row.cohort && !cohorts.has(v.row.cohort)) {
+        outcomes.set(v.row.row, ['failed', `No cohort named "${v.row.cohort}" in this organization.`]);
+      } else if (ctx.handled.has(v.email)) {
+        outcomes.set(v.row.row, ['skipped', REASONS.repeated]);
+      } else if (leaders.has(v.email)) {
+        followers.push(v);
+      } else {
+        leaders.set(v.email, v);
+      }
+    }
+    // 4. Accounts by address, one query; existing accounts join, the other addresses are invited.
+    const accounts = await this.users.findByEmails([...leaders.keys()], tx);
+    const joining = [...leaders.values()].filter((v) => accounts.has(v.email));
+    const inviting = [...leaders.values()].filter((v) => !accounts.has(v.email));
+    const byEmail = new Map<string, Outcome>();
+
+    const results = await this.orgs.addMembers(
+      organizationId,
+      joining.map((v) => ({ userId: accounts.get(v.email)!.id, role: v.role })),
+      ctx.record.created_by,
+      tx,
+    );
+    const cohortPlaces: { cohortId: string; userId: string; role: 'teacher' | 'student' }[] = [];
+    joining.forEach((v, i) => {
+      const result = results[i];
+      if (result.status === 'added') {
+        byEmail.set(v.email, ['added', null]);
+        if (v.row.cohort) {
+          cohortPlaces.push({
+            cohortId: cohorts.get(v.row.cohort)!.id,
+            userId: accounts.get(v.email)!.id,
+            role: v.role === 'teacher' ? 'teacher' : 'student',
+          });
+        }
+      } else if (result.status === 'already_member') byEmail.set(v.email, ['skipped', REASONS.alreadyMember]);
+      else byEmail.set(v.email, ['failed', result.error.message]);
+    });
+    await this.cohorts.addMembers(organizationId, cohortPlaces, tx);
+
+    if (inviting.length > 0) {
+      try {
+        await withSavepoint(tx, () =>
+          this.invitations.inviteMany(
+            organizationId,
+            inviting.map((v) => ({
+              email: v.email,
+              role: v.role,
+              cohortId: cohorts.get(v.row.cohort ?? '')?.id ?? null,
+            })),
+            { userId: ctx.record.created_by },
+            { tx, importId: ctx.record.id },
+          ),
+        );
+        for (const v of inviting) byEmail.set(v.email, ['invited', null]);
+      } catch (err) {
+        // A refusal of the invitations (the organization suspended, the importer no longer an owner or admin
+        // meanwhile) is each row's reason, as it would be row by row; anything else fails the batch.
+        if (!(err instanceof ApiError)) throw err;
+        for (const v of inviting) byEmail.set(v.email, ['failed', err.message]);
+      }
+    }
+    for (const v of leaders.values()) outcomes.set(v.row.row, byEmail.get(v.email)!);
+    for (const v of followers) {
+      const first = byEmail.get(v.email)!;
+      const done = first[0] === 'added' || first[0] === 'invited';
+      outcomes.set(v.row.row, done ? ['skipped', REASONS.repeated] : first);
+    }
+
+    await this.imports.setOutcomes(
+      organizationId,
+      ctx.record.id,
+      batch.map((row) => {
+        const [outcome, reason] = outcomes.get(row.row)!;
+        return { row: row.row, outcome, reason };
+      }),
+      tx,
+    );
+    return [...byEmail].filter(([, [o]]) => o === 'added' || o === 'invited').map(([email]) => email);
+  }
+
+  /** The checks of a row that need no database: its failure, or the row with its address and role. */
+  private check(ctx: RunContext, row: PendingRow): Outcome | ValidRow {
+    const email = row.email?.trim().toLowerCase() ?? '';
+    if (!isEmail(email) || email.length > 254) return ['failed', REASONS.invalidEmail];
+    const role = (row.role?.trim().toLowerCase() || 'student') as OrgRole;
+    if (!ORG_ROLES.includes(role))
+      return ['failed', `Unknown role "${row.role}": use owner, admin, teacher or student.`];
+    if (isAdmin(role) && ctx.creatorRole !== 'owner') return ['failed', REASONS.onlyOwner];
+    return { row, email, role };
+  }
+
+  /**
+   * The row-by-row path (a refused batch): one row under its own savepoint. `seen` collects the addresses this
+   * transaction invited or added.
+   */
+  private async applyRow(ctx: RunContext, row: PendingRow, seen: Set<string>, tx: Tx): Promise<void> {
+    let outcome: Outcome;
+    try {
+      outcome = await withSavepoint(tx, () => this.decide(ctx, row, seen, tx));
+    } catch (err) {
+      outcome = ['failed', err instanceof ApiError ? err.message : REASONS.notApplied];
       if (!(err instanceof ApiError))
         this.logger.warn({ err, import_id: row.import_id, row: row.row }, 'Import row failed');
     }
     await this.imports.setOutcome(ctx.record.organization_id, row, { outcome: outcome[0], reason: outcome[1] }, tx);
   }
 
-  /** What one row does, in the batch transaction: invite, add, skip, or fail with a reason. */
-  private async decide(ctx: RunContext, row: PendingRow, tx: Tx): Promise<[RowOutcome, string | null]> {
+  /** What one row does on the row-by-row path: invite, add, skip, or fail with a reason. */
+  private async decide(ctx: RunContext, row: PendingRow, seen: Set<string>, tx: Tx): Promise<Outcome> {
     const organizationId = ctx.record.organization_id;
-    const email = row.email?.trim().toLowerCase() ?? '';
-    if (!isEmail(email) || email.length > 254) return ['failed', 'The email address is not valid.'];
-    const role = (row.role?.trim().toLowerCase() || 'student') as OrgRole;
-    if (!ORG_ROLES.includes(role))
-      return ['failed', `Unknown role "${row.role}": use owner, admin, teacher or student.`];
-    if (isAdmin(role) && ctx.creatorRole !== 'owner')
-      return ['failed', 'Only an owner can grant the owner or admin role.'];
+    const checked = this.check(ctx, row);
+    if (Array.isArray(checked)) return checked;
+    const { email, role } = checked;
     const cohort = row.cohort ? await this.cohorts.findByName(organizationId, row.cohort, tx) : null;
     if (row.cohort && !cohort) return ['failed', `No cohort named "${row.cohort}" in this organization.`];
-    if (ctx.handled.has(email)) return ['skipped', 'The address appears earlier in the file.'];
+    if (ctx.handled.has(email) || seen.has(email)) return ['skipped', REASONS.repeated];
     const user = await this.users.findByEmail(email, tx);
     if (user) {
       const added = await this.orgs.addMember(organizationId, user.id, role, ctx.record.created_by, tx);
-      if (!added) return ['skipped', 'Already a member.'];
+      if (!added) return ['skipped', REASONS.alreadyMember];
       if (cohort)
         await this.cohorts.addMember(
           organizationId,
@@ -197,7 +352,7 @@ export class MemberImportService {
           role === 'teacher' ? 'teacher' : 'student',
           tx,
         );
-      ctx.handled.add(email);
+      seen.add(email);
       return ['added', null];
     }
     await this.invitations.invite(
@@ -206,7 +361,7 @@ export class MemberImportService {
       { userId: ctx.record.created_by },
       { tx, importId: ctx.record.id },
     );
-    ctx.handled.add(email);
+    seen.add(email);
     return ['invited', null];
   }
 }

@@ -129,6 +129,37 @@ export class OrganizationsRepository {
     return rows.length === 1;
   }
 
+  /** Of these people, those who are members of the organization (read in the transaction when given). */
+  async membersAmong(organizationId: string, userIds: readonly string[], tx?: Tx): Promise<Set<string>> {
+    if (userIds.length === 0) return new Set();
+    const rows = await db(this.dataSource, tx).query<{ user_id: string }[]>(
+      `SELECT user_id FROM memberships WHERE organization_id = $1 AND user_id = ANY($2::uuid[])`,
+      [organizationId, userIds],
+    );
+    return new Set(rows.map((r) => r.user_id));
+  }
+
+  /** `addMember` for many people in one statement: answers the ids really added (the others were members). */
+  async addMembers(
+    organizationId: string,
+    members: readonly { userId: string; role: OrgRole }[],
+    now: Date,
+    tx: Tx,
+  ): Promise<Set<string>> {
+    if (members.length === 0) return new Set();
+    const rows = await tx.manager.query<{ user_id: string }[]>(
+      `INSERT INTO memberships (organization_id, user_id, role, joined_at)
+       SELECT $1, u, r, $4 FROM unnest($2::uuid[], $3::text[]) AS x(u, r)
+       ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id`,
+      [organizationId, members.map((m) => m.userId), members.map((m) => m.role), now],
+    );
+    await this.membershipCache.invalidateMany(
+      members.map((m) => `${organizationId}:${m.userId}`),
+      tx,
+    );
+    return new Set(rows.map((r) => r.user_id));
+  }
+
   /** Sets the role; returns the role it had (the joined row is read before the update), null for no member. */
   async setRole(organizationId: string, userId: string, role: OrgRole, tx: Tx): Promise<OrgRole | null> {
     const [rows] = await tx.manager.query<[{ previous: OrgRole }[], number]>(

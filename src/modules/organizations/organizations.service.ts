@@ -426,15 +426,66 @@ export class OrganizationsService extends TenancyResolver {
     if (org && org.memberLimit !== null && (await this.orgs.membership(organizationId, userId)) === null) {
       // Under the organization's lock, two joins cannot both take the last place.
       await this.orgs.lockMembers(organizationId, tx);
-      if ((await this.orgs.countMembers(organizationId, tx)) >= org.memberLimit) {
-        throw ApiError.conflict('member_limit_reached', 'The organization has reached the member limit of its plan.');
-      }
+      if ((await this.orgs.countMembers(organizationId, tx)) >= org.memberLimit) throw memberLimitReached();
     }
     const added = await this.orgs.addMember(organizationId, userId, role, this.clock.now(), tx);
     if (added) {
       await this.events.publish(tx, 'member.joined', { user_id: userId, role }, { organizationId, actorId });
     }
     return added;
+  }
+
+  /**
+   * `addMember` for many people at once, with the same decisions as calling it once per candidate in this order:
+   * a member already is answered `already_member`; under the organization's lock (taken once), each newcomer
+   * takes a place while the plan's member limit allows, the rest are `refused` with `member_limit_reached`.
+   * One statement adds them, one publishes their `member.joined` events. Candidates must be distinct people.
+   */
+  async addMembers(
+    organizationId: string,
+    candidates: readonly { userId: string; role: OrgRole }[],
+    actorId: string | null,
+    tx: Tx,
+  ): Promise<AddMemberResult[]> {
+    if (new Set(candidates.map((c) => c.userId)).size !== candidates.length)
+      throw new Error('addMembers takes each person once');
+    if (candidates.length === 0) return [];
+    const org = await this.orgs.findById(organizationId, tx);
+    const members = await this.orgs.membersAmong(
+      organizationId,
+      candidates.map((c) => c.userId),
+      tx,
+    );
+    let free = Infinity;
+    if (org && org.memberLimit !== null && candidates.some((c) => !members.has(c.userId))) {
+      // Under the organization's lock, two joins cannot both take the last place.
+      await this.orgs.lockMembers(organizationId, tx);
+      free = org.memberLimit - (await this.orgs.countMembers(organizationId, tx));
+    }
+    const results: AddMemberResult[] = [];
+    const toAdd: { userId: string; role: OrgRole }[] = [];
+    for (const c of candidates) {
+      if (members.has(c.userId)) results.push({ status: 'already_member' });
+      else if (free <= 0) results.push({ status: 'refused', error: memberLimitReached() });
+      else {
+        free--;
+        toAdd.push(c);
+        results.push({ status: 'added' });
+      }
+    }
+    const added = await this.orgs.addMembers(organizationId, toAdd, this.clock.now(), tx);
+    // One that joined in the meantime (another transaction) was a member after all, as `addMember` would say.
+    candidates.forEach((c, i) => {
+      if (results[i].status === 'added' && !added.has(c.userId)) results[i] = { status: 'already_member' };
+    });
+    await this.events.publishMany(
+      tx,
+      'member.joined',
+      toAdd
+        .filter((c) => added.has(c.userId))
+        .map((c) => ({ payload: { user_id: c.userId, role: c.role }, meta: { organizationId, actorId } })),
+    );
+    return results;
   }
 
   /** Changes a member's role; `member.role_changed` when it really changed. */
@@ -456,6 +507,11 @@ export class OrganizationsService extends TenancyResolver {
     const removed = await this.orgs.removeMember(organizationId, userId, tx);
     if (removed) await this.events.publish(tx, 'member.left', { user_id: userId }, { organizationId, actorId });
     return removed;
+  }
+
+  /** Of these people, those who are members of the organization (one query, in the transaction when given). */
+  membersAmong(organizationId: string, userIds: readonly string[], tx?: Tx): Promise<Set<string>> {
+    return this.orgs.membersAmong(organizationId, userIds, tx);
   }
 
   lockMembers(organizationId: string, tx: Tx): Promise<void> {
@@ -484,4 +540,12 @@ export class OrganizationsService extends TenancyResolver {
       slug = `${base.slice(0, 50)}-${this.crypto.randomFromAlphabet('abcdefghjkmnpqrstuvwxyz23456789', 5)}`;
     return slug;
   }
+}
+
+/** What `addMembers` did with one candidate. */
+export type AddMemberResult =
+  { status: 'added' } | { status: 'already_member' } | { status: 'refused'; error: ApiError };
+
+function memberLimitReached(): ApiError {
+  return ApiError.conflict('member_limit_reached', 'The organization has reached the member limit of its plan.');
 }

@@ -45,6 +45,16 @@ export class UsersRepository {
     return this.repo(tx).findOneBy({ email });
   }
 
+  /** Accounts of these (normalized) addresses, in one query. */
+  findByEmails(emails: readonly string[], tx?: Tx): Promise<UserEntity[]> {
+    return emails.length === 0
+      ? Promise.resolve([])
+      : this.repo(tx)
+          .createQueryBuilder('u')
+          .where('u.email = ANY(:emails)', { emails: [...emails] })
+          .getMany();
+  }
+
   /** The accounts of these ids that exist (each once), through the cache (the misses in one query). */
   async findByIds(ids: string[]): Promise<UserEntity[]> {
     if (ids.length === 0) return [];

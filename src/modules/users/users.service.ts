@@ -54,6 +54,13 @@ export class UsersService {
     return this.users.findByEmail(normalizeEmail(email), tx);
   }
 
+  /** The accounts of these addresses (normalized here), keyed by the normalized address; one query. */
+  async findByEmails(emails: readonly string[], tx?: Tx): Promise<Map<string, User>> {
+    const normalized = [...new Set(emails.map(normalizeEmail))];
+    const users = await this.users.findByEmails(normalized, tx);
+    return new Map(users.map((u) => [u.email, u]));
+  }
+
   findByIds(ids: string[]): Promise<User[]> {
     return this.users.findByIds(ids);
   }

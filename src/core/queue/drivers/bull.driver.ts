@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { Queue } from 'bull';
+import type { JobOptions, Queue } from 'bull';
 import type { JobDefinition } from '../job-definition';
 import { QUEUE_CONCURRENCY, type QueueName } from '../queues';
 import type { JobExecutor, QueueDriver } from './queue-driver';
@@ -66,21 +66,32 @@ export class BullDriver implements QueueDriver {
     const queue = this.queue(def.queue);
     // Bull has no "add if absent" for a finished job id: the outbox row decides whether it still has to run.
     await withTimeout(
-      queue.add(
-        def.name,
-        { id },
-        {
-          jobId: id,
-          delay: Math.max(0, delayMs),
-          attempts: def.attempts,
-          backoff: { type: 'exponential', delay: def.backoffMs },
-          removeOnComplete: true,
-          removeOnFail: true,
-        },
-      ),
+      queue.add(def.name, { id }, this.jobOptions(id, def, delayMs)),
       ADD_TIMEOUT_MS,
       'Adding a job to Redis',
     );
+  }
+
+  /** One MULTI for all of them (Bull's addBulk); the job ids are still the outbox ids, so a repeat queues nothing. */
+  async dispatchMany(ids: readonly string[], def: JobDefinition<unknown>, delayMs: number): Promise<void> {
+    if (ids.length === 0) return;
+    const queue = this.queue(def.queue);
+    await withTimeout(
+      queue.addBulk(ids.map((id) => ({ name: def.name, data: { id }, opts: this.jobOptions(id, def, delayMs) }))),
+      ADD_TIMEOUT_MS,
+      'Adding jobs to Redis',
+    );
+  }
+
+  private jobOptions(id: string, def: JobDefinition<unknown>, delayMs: number): JobOptions {
+    return {
+      jobId: id,
+      delay: Math.max(0, delayMs),
+      attempts: def.attempts,
+      backoff: { type: 'exponential', delay: def.backoffMs },
+      removeOnComplete: true,
+      removeOnFail: true,
+    };
   }
 
   async holds(id: string, def: JobDefinition<unknown>): Promise<boolean> {

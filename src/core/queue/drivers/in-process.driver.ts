@@ -29,6 +29,11 @@ export class InProcessDriver implements QueueDriver {
     return Promise.resolve();
   }
 
+  async dispatchMany(ids: readonly string[], def: JobDefinition<unknown>, delayMs: number): Promise<void> {
+    for (const id of ids) this.schedule({ id, def, attempt: 1 }, delayMs);
+    return Promise.resolve();
+  }
+
   async holds(id: string): Promise<boolean> {
     return Promise.resolve(this.timers.has(id) || this.running.has(id) || this.isWaiting(id));
   }

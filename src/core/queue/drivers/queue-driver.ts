@@ -14,6 +14,8 @@ export interface QueueDriver {
    * Must be safe to call again for a job already scheduled.
    */
   dispatch(id: string, def: JobDefinition<unknown>, delayMs: number): Promise<void>;
+  /** `dispatch` for many jobs of one kind at once (one round trip where the driver can). */
+  dispatchMany(ids: readonly string[], def: JobDefinition<unknown>, delayMs: number): Promise<void>;
   /** Whether the driver still holds the job (queued, delayed or running). */
   holds(id: string, def: JobDefinition<unknown>): Promise<boolean>;
   startProcessing(executor: JobExecutor, definitionOf: (name: string) => JobDefinition<unknown> | undefined): void;
