@@ -8,6 +8,8 @@ import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { CertificateType } from './certificate-code';
 import type { CertificateStatus } from './certificate-export';
+import type { CertificateTemplate } from './certificate-template';
+import { PLATFORM_TEMPLATE_KEY } from './platform-template';
 import { type CertificateFilter, certificateWhere } from './certificate-query';
 
 export interface IssuedCertificateRow {
@@ -148,15 +150,20 @@ export class CertificatesRepository {
   }
 
   /**
-   * Public verification: by the exact (normalized) code, through `issued_certificates_code_uq`. The busiest
-   * public read, so it goes to the driver's pool as a named statement (parsed and planned once per connection)
-   * instead of through TypeORM: 1.5x the requests per second in bench/README.md.
+   * Public verification: by the exact (normalized) code, through `issued_certificates_code_uq`, with the platform's
+   * stored template (`platform_settings`, by primary key; null while never saved) in the same statement: one round
+   * trip per verification. The busiest public read, so it goes to the driver's pool as a named statement (parsed
+   * and planned once per connection) instead of through TypeORM (bench/README.md, "Certificates").
    */
-  async findByCode(code: string): Promise<CertificateView | null> {
+  async findByCode(
+    code: string,
+  ): Promise<(CertificateView & { platform_template: Partial<CertificateTemplate> | null }) | null> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    const result = await pool.query<CertificateView>({
+    const result = await pool.query<CertificateView & { platform_template: Partial<CertificateTemplate> | null }>({
       name: 'certificates.find_by_code',
-      text: `SELECT ${VIEW_COLUMNS} FROM ${VIEW_FROM} WHERE c.code = $1`,
+      text: `SELECT ${VIEW_COLUMNS},
+          (SELECT s.value FROM platform_settings s WHERE s.key = '${PLATFORM_TEMPLATE_KEY}') AS platform_template
+        FROM ${VIEW_FROM} WHERE c.code = $1`,
       values: [code],
     });
     return result.rows[0] ?? null;
