@@ -1,4 +1,6 @@
-import { neutralizeCell } from '@/core/csv/csv';
+import { escapeLiteral } from 'pg';
+import { Transform } from 'node:stream';
+import { neutralizeCell, UTF8_BOM } from '@/core/csv/csv';
 import type { Locale } from '@/core/mail/mail-template';
 import type { CertificateType } from './certificate-code';
 
@@ -111,6 +113,96 @@ export function exportCells(row: ExportRow, lang: Locale): string[] {
     }
   });
 }
+
+/** `neutralizeCell` in SQL: the same prefix for the same first characters (text never holds NUL); '' is NULL. */
+function neutralizedSql(expr: string): string {
+  return `CASE WHEN left(${expr}, 1) IN ('=', '+', '-', '@', E'\\t', E'\\r') THEN '''' || ${expr} ELSE nullif(${expr}, '') END`;
+}
+
+/** `Date.prototype.toISOString` in SQL (UTC, milliseconds truncated as the driver's Date does). */
+function isoSql(expr: string): string {
+  return `to_char(${expr} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
+function wordsSql(expr: string, words: Record<string, string>): string {
+  const cases = Object.entries(words).map(
+    ([value, word]) => `WHEN ${escapeLiteral(value)} THEN ${escapeLiteral(word)}`,
+  );
+  return `CASE ${expr} ${cases.join(' ')} END`;
+}
+
+/**
+ * `exportCells` as a SELECT list over `issued_certificates c` and its replacement `r`, for PostgreSQL's own CSV
+ * writer (`COPY ... WITH (FORMAT csv)`): each column is the cell `exportCells` gives, and every empty cell is NULL,
+ * which COPY writes unquoted as the CSV writer of the API did ('' would be written `""`). COPY quotes a cell holding
+ * the separator, a quote, CR or LF, exactly the cells `csv-stringify` quoted with our options; its record ends are
+ * LF, made CRLF by `crlfRecords`. test/certificate-export-bytes.e2e-spec.ts compares both writers byte for byte.
+ */
+export function exportSelectSql(lang: Locale): string {
+  const cells: Record<(typeof COLUMNS)[number], string> = {
+    code: neutralizedSql('c.code'),
+    status: wordsSql('c.status', STATUS_WORDS[lang]),
+    type: wordsSql('c.type', TYPE_WORDS[lang]),
+    holder_name: neutralizedSql('c.holder_name'),
+    // Ids are UUIDs: never empty, never starting with a formula character.
+    user_id: 'c.user_id::text',
+    title: neutralizedSql('c.title'),
+    course_id: 'c.course_id::text',
+    path_id: 'c.path_id::text',
+    cohort_id: 'c.cohort_id::text',
+    issued_at: isoSql('c.issued_at'),
+    revoked_at: isoSql('c.revoked_at'),
+    revoke_reason: neutralizedSql('c.revoke_reason'),
+    replaced_by_code: neutralizedSql('r.code'),
+  };
+  return COLUMNS.map((column) => cells[column]).join(', ');
+}
+
+/** The first bytes of an export: the byte order mark and the header line (its cells never need quoting). */
+export function exportPreamble(lang: Locale, separator: string): string {
+  return `${UTF8_BOM}${exportHeaders(lang).join(separator)}\r\n`;
+}
+
+/**
+ * COPY's CSV ends records with LF; the export's records end with CRLF (RFC 4180). Line breaks inside a quoted cell
+ * are data and stay as they are: the quote state is followed across chunks (a doubled quote toggles twice).
+ */
+export function crlfRecords(): Transform {
+  let quoted = false;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      const parts: Buffer[] = [];
+      let start = 0;
+      let i = 0;
+      let nextQuote = chunk.indexOf(QUOTE, 0);
+      while (i < chunk.length) {
+        if (quoted) {
+          if (nextQuote === -1) break;
+          quoted = false;
+          i = nextQuote + 1;
+          nextQuote = chunk.indexOf(QUOTE, i);
+          continue;
+        }
+        const lf = chunk.indexOf(LF, i);
+        if (nextQuote !== -1 && (lf === -1 || nextQuote < lf)) {
+          quoted = true;
+          i = nextQuote + 1;
+          nextQuote = chunk.indexOf(QUOTE, i);
+          continue;
+        }
+        if (lf === -1) break;
+        parts.push(chunk.subarray(start, lf), CRLF);
+        start = i = lf + 1;
+      }
+      parts.push(chunk.subarray(start));
+      done(null, Buffer.concat(parts));
+    },
+  });
+}
+
+const QUOTE = 0x22;
+const LF = 0x0a;
+const CRLF = Buffer.from('\r\n');
 
 /**
  * The language of an export: the explicit `lang`, else the best supported language of the browser's

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import type { Pool } from 'pg';
+import { finished } from 'node:stream/promises';
+import { escapeLiteral, type Pool, type PoolClient } from 'pg';
+import { to as copyTo } from 'pg-copy-streams';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { CertificateType } from './certificate-code';
 import type { CertificateStatus } from './certificate-export';
+import type { CertificateTemplate } from './certificate-template';
+import { PLATFORM_TEMPLATE_KEY } from './platform-template';
 import { type CertificateFilter, certificateWhere } from './certificate-query';
 
 export interface IssuedCertificateRow {
@@ -68,8 +72,12 @@ export interface NewCertificate {
 export interface ExportCursor {
   readonly tx: Tx;
   count(): Promise<number>;
-  /** Object-mode stream of raw rows read from a server-side cursor 100 at a time (pg-query-stream). */
-  rows(): Promise<Readable>;
+  /**
+   * The rows as PostgreSQL's own CSV writer gives them (`COPY (SELECT <columns> ...) TO STDOUT WITH (FORMAT csv)`,
+   * pg-copy-streams): bytes, with back-pressure down to the connection, never the whole result in memory. Pipe it
+   * with `pipe` (a destroyed COPY stream would leave the connection mid-COPY); `close` drains what is left.
+   */
+  copy(columns: string, delimiter: string): Readable;
   close(): Promise<void>;
 }
 
@@ -142,15 +150,20 @@ export class CertificatesRepository {
   }
 
   /**
-   * Public verification: by the exact (normalized) code, through `issued_certificates_code_uq`. The busiest
-   * public read, so it goes to the driver's pool as a named statement (parsed and planned once per connection)
-   * instead of through TypeORM: 1.5x the requests per second in bench/README.md.
+   * Public verification: by the exact (normalized) code, through `issued_certificates_code_uq`, with the platform's
+   * stored template (`platform_settings`, by primary key; null while never saved) in the same statement: one round
+   * trip per verification. The busiest public read, so it goes to the driver's pool as a named statement (parsed
+   * and planned once per connection) instead of through TypeORM (bench/README.md, "Certificates").
    */
-  async findByCode(code: string): Promise<CertificateView | null> {
+  async findByCode(
+    code: string,
+  ): Promise<(CertificateView & { platform_template: Partial<CertificateTemplate> | null }) | null> {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    const result = await pool.query<CertificateView>({
+    const result = await pool.query<CertificateView & { platform_template: Partial<CertificateTemplate> | null }>({
       name: 'certificates.find_by_code',
-      text: `SELECT ${VIEW_COLUMNS} FROM ${VIEW_FROM} WHERE c.code = $1`,
+      text: `SELECT ${VIEW_COLUMNS},
+          (SELECT s.value FROM platform_settings s WHERE s.key = '${PLATFORM_TEMPLATE_KEY}') AS platform_template
+        FROM ${VIEW_FROM} WHERE c.code = $1`,
       values: [code],
     });
     return result.rows[0] ?? null;
@@ -269,6 +282,7 @@ export class CertificatesRepository {
     const runner: QueryRunner = this.dataSource.createQueryRunner();
     await runner.connect();
     let open = true;
+    let copying: Readable | null = null;
     try {
       await runner.startTransaction('REPEATABLE READ');
     } catch (err) {
@@ -284,18 +298,27 @@ export class CertificatesRepository {
         );
         return rows[0]?.total ?? 0;
       },
-      // Raw rows straight from a server-side cursor: no entities, never the whole result in memory.
-      rows: async (): Promise<Readable> =>
-        runner.stream(
-          `SELECT c.code, c.status, c.type, c.holder_name, c.user_id, c.title, c.course_id, c.path_id, c.cohort_id,
-             c.issued_at, c.revoked_at, c.revoke_reason, r.code AS replaced_by_code
-           FROM ${VIEW_FROM} WHERE ${sql} ORDER BY c.issued_at DESC, c.id DESC`,
-          params,
-        ),
+      copy: (columns: string, delimiter: string): Readable => {
+        // COPY takes no bind parameters: the filter's values (UUIDs and enum words, validated by the DTO) are
+        // written as literals with the driver's own escaping.
+        const where = sql.replace(/\$(\d+)/g, (_, n: string) => escapeLiteral(String(params[Number(n) - 1])));
+        const text = `COPY (SELECT ${columns} FROM ${VIEW_FROM} WHERE ${where} ORDER BY c.issued_at DESC, c.id DESC)
+          TO STDOUT WITH (FORMAT csv, DELIMITER ${escapeLiteral(delimiter)})`;
+        const client = (runner as unknown as { databaseConnection: PoolClient }).databaseConnection;
+        copying = client.query(copyTo(text));
+        return copying;
+      },
       close: async () => {
         if (!open) return;
         open = false;
         try {
+          // A COPY cut short (the client went away) still holds the connection: its remaining bytes (at most the
+          // 10 000-row cap) are read and dropped, so the transaction can commit with the audit entry.
+          if (copying && !copying.readableEnded && !copying.destroyed) {
+            copying.unpipe();
+            copying.resume();
+            await finished(copying).catch(() => undefined);
+          }
           // Commit keeps the audit entry written in this transaction, whether or not every byte reached the client.
           if (runner.isTransactionActive) await runner.commitTransaction().catch(() => runner.rollbackTransaction());
         } finally {

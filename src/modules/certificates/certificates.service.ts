@@ -14,7 +14,7 @@ import { UsersService } from '@/modules/users/users.service';
 import { type CertificateType, formatCode, normalizeCode } from './certificate-code';
 import type { CertificateFilter } from './certificate-query';
 import { effectiveTemplate } from './certificate-template';
-import { PlatformTemplateStore } from './platform-template';
+import { storedTemplate } from './platform-template';
 import {
   type CertificateView,
   CertificatesRepository,
@@ -65,7 +65,6 @@ export class CertificatesService {
     private readonly crypto: CryptoService,
     private readonly clock: Clock,
     private readonly events: DomainEvents,
-    private readonly platformTemplate: PlatformTemplateStore,
   ) {}
 
   /** Idempotent: a person holds at most one active certificate per course or program in an organization. */
@@ -107,7 +106,7 @@ export class CertificatesService {
     const row = await this.certificates.findByCode(normalizeCode(rawCode));
     if (!row) throw ApiError.notFound('No certificate has this code.');
     const org = await this.organizations.getById(row.organization_id);
-    const template = effectiveTemplate(org, await this.platformTemplate.template());
+    const template = effectiveTemplate(org, storedTemplate(row.platform_template));
     return {
       code: row.code,
       status: VERIFICATION_STATUS[row.status],

@@ -5,7 +5,9 @@ import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { type CertificateTemplate, DEFAULT_TEMPLATE } from './certificate-template';
 
-const KEY = 'certificate_template';
+/** The `platform_settings` key of the template (read with the certificate by public verification). */
+export const PLATFORM_TEMPLATE_KEY = 'certificate_template';
+const KEY = PLATFORM_TEMPLATE_KEY;
 const FIELDS = ['issuer_name', 'signature_name', 'signature_title', 'logo_url', 'footer_text', 'accent_color'] as const;
 
 export interface StoredTemplate {
@@ -18,6 +20,12 @@ export interface StoredTemplate {
  * The platform's default certificate template, stored in `platform_settings` (16.2); until a platform admin saves
  * one it is the built constant. Read on every use (one primary-key row): every instance sees a change at once.
  */
+/** The template a stored `platform_settings` value stands for (null: never saved, the built constant). */
+export function storedTemplate(value: Partial<CertificateTemplate> | null): CertificateTemplate {
+  if (value === null) return { ...DEFAULT_TEMPLATE };
+  return Object.fromEntries(FIELDS.map((f) => [f, value[f] ?? null])) as unknown as CertificateTemplate;
+}
+
 @Injectable()
 export class PlatformTemplateStore {
   constructor(
@@ -33,10 +41,7 @@ export class PlatformTemplateStore {
       [KEY],
     );
     if (rows.length === 0) return { template: { ...DEFAULT_TEMPLATE }, updated_at: null };
-    const template = Object.fromEntries(
-      FIELDS.map((f) => [f, rows[0].value[f] ?? null]),
-    ) as unknown as CertificateTemplate;
-    return { template, updated_at: rows[0].updated_at.toISOString() };
+    return { template: storedTemplate(rows[0].value), updated_at: rows[0].updated_at.toISOString() };
   }
 
   async template(): Promise<CertificateTemplate> {
