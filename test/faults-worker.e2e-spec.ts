@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import type { SignedIn } from './support/auth';
 import { adult, createOrganization } from './support/tenancy';
 import { createTestApp, type TestApp } from './support/test-app';
+import { IMPORT_BATCH } from '@/modules/member-import/member-import.service';
 import { waitUntil } from './support/wait';
 
-const ROWS = 3_000;
+// Four batches of IMPORT_BATCH (1 000): the kill lands after the first commits, with three still to apply.
+const ROWS = 4 * IMPORT_BATCH;
 
 /**
  * A worker process killed with SIGKILL in the middle of a member import: a new worker process finishes it, every
@@ -75,7 +77,11 @@ describe('Faults: the worker killed mid-import', () => {
         )
       )[0].n;
 
-    await waitUntil(async () => (await processed()) >= 200, { what: 'the first rows processed', timeoutMs: 120_000 });
+    await waitUntil(async () => (await processed()) >= 200, {
+      what: 'the first rows processed',
+      timeoutMs: 120_000,
+      intervalMs: 20,
+    });
     await kill(first);
     const atKill = await processed();
     expect(atKill).toBeLessThan(ROWS);
