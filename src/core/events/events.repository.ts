@@ -67,15 +67,16 @@ export class EventsRepository {
    */
   async claim(now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
     const [rows] = await this.dataSource.query<[ClaimedDelivery[], number]>(
+      // The rows are locked by the sub-select, so their physical addresses hold until this statement updates them:
+      // a TID scan, where a join on the key made the planner scan the whole table once it held many deliveries.
       `UPDATE domain_event_deliveries d SET locked_until = $2, attempts = d.attempts + 1
-       FROM (
-         SELECT event_id, subscriber FROM domain_event_deliveries
+       WHERE d.ctid = ANY(ARRAY(
+         SELECT ctid FROM domain_event_deliveries
          WHERE status = 'pending' AND run_after <= $1 AND (locked_until IS NULL OR locked_until <= $1)
          ORDER BY run_after
          LIMIT $3
          FOR UPDATE SKIP LOCKED
-       ) due
-       WHERE d.event_id = due.event_id AND d.subscriber = due.subscriber
+       ))
        RETURNING d.event_id, d.subscriber, d.attempts`,
       [now, leaseUntil, limit],
     );
