@@ -38,7 +38,12 @@ const db = await scratchDatabase('engagement');
 const mail = await startMailSink();
 const port = await freePort();
 const prefix = `lpbench:engagement:${Date.now()}`;
-const env = { LOG_LEVEL: 'warn', PROCESS_JOBS: 'false' };
+// BENCH_SERVICE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the API process of the reads.
+const env = {
+  LOG_LEVEL: 'warn',
+  PROCESS_JOBS: 'false',
+  ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
+};
 let service = await startService({
   port,
   databaseUrl: db.url,

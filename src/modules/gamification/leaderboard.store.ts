@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { Clock } from '@/core/clock/clock';
 import { REDIS } from '@/core/redis/redis.module';
+import { RedisScript } from '@/core/redis/redis-script';
 import { isoWeekKey, monthKey } from '@/core/time/local-time';
 import type { LedgerRow } from './ledger.repository';
 
@@ -235,11 +236,12 @@ export class RedisLeaderboardStore extends LeaderboardStore {
       add(this.key(r.organization_id, 'all'), r.user_id, r.amount);
     }
     try {
+      INCR_IF_READY_SCRIPT.prepare(this.redis);
       const pipeline = this.redis.pipeline();
       for (const [key, members] of incr) {
         const args: (string | number)[] = [];
         for (const [userId, xp] of members) args.push(-xp, userId);
-        pipeline.eval(INCR_IF_READY, 2, key, `${key}:ready`, ...args);
+        INCR_IF_READY_SCRIPT.queue(pipeline, key, `${key}:ready`, ...args);
       }
       await pipeline.exec();
     } catch (err) {
@@ -334,7 +336,7 @@ export class RedisLeaderboardStore extends LeaderboardStore {
     offset: number,
     around: number | null,
   ): Promise<BoardRead | null> {
-    const r = (await this.redis.eval(READ, 2, key, `${key}:ready`, offset, limit, userId, around ?? -1)) as
+    const r = (await READ_SCRIPT.run(this.redis, key, `${key}:ready`, offset, limit, userId, around ?? -1)) as
       [number, string[], number, string, number, string[], number, number] | null;
     if (!r) return null;
     const [total, page, firstRank, myScore, myAbove, near, nearFirst, nearOffset] = r;
@@ -414,3 +416,6 @@ const INCR_IF_READY = `
 if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
 for i = 1, #ARGV, 2 do redis.call('ZINCRBY', KEYS[1], ARGV[i], ARGV[i + 1]) end
 return 1`;
+
+const READ_SCRIPT = new RedisScript('lb_read', 2, READ);
+const INCR_IF_READY_SCRIPT = new RedisScript('lb_incr', 2, INCR_IF_READY);
