@@ -4,7 +4,8 @@
 // picked at random with the weights of MIX: session refresh, catalog, course detail, lesson, progress, search, my
 // certificates, public verification. Learners alternate between the two instances. Reports req/s, p50/p99 per
 // route, connection errors and non-2xx statuses.
-// Knobs: BENCH_CONNECTIONS (200), BENCH_DURATION (60 s), BENCH_COURSES (500), BENCH_CERTIFICATES (100000).
+// Knobs: BENCH_CONNECTIONS (200), BENCH_DURATION (60 s), BENCH_COURSES (500), BENCH_CERTIFICATES (100000),
+// BENCH_SERVICE_NODE_OPTIONS (node options of the first instance, e.g. a CPU profile).
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
@@ -132,7 +133,17 @@ const env = { TRUST_PROXY: 'true', LOG_LEVEL: 'warn', PROCESS_JOBS: 'false' };
 const ports = [await freePort(), await freePort()];
 const apis = [];
 apis.push(
-  await startService({ port: ports[0], databaseUrl: db.url, redisPrefix: prefix, smtpUrl: mail.url, extraEnv: env }),
+  await startService({
+    port: ports[0],
+    databaseUrl: db.url,
+    redisPrefix: prefix,
+    smtpUrl: mail.url,
+    // BENCH_SERVICE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the first instance.
+    extraEnv: {
+      ...env,
+      ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
+    },
+  }),
 );
 apis.push(
   await startService({
