@@ -89,7 +89,12 @@ const service = await startService({
   databaseUrl: db.url,
   redisPrefix: `lpbench:certs:${Date.now()}`,
   smtpUrl: mail.url,
-  extraEnv: { TRUST_PROXY: 'true', LOG_LEVEL: 'warn' },
+  extraEnv: {
+    TRUST_PROXY: 'true',
+    LOG_LEVEL: 'warn',
+    // BENCH_SERVICE_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=..." profiles the service (written when it stops).
+    ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
+  },
 });
 const rssMb = (field = 'VmRSS') => {
   const kb = Number(
@@ -265,11 +270,12 @@ try {
 
   // ---------------------------------------------------------------- 2. verification
   if (PARTS.has('verify')) {
+    // BENCH_VERIFY_ONLY=1 loads the verification alone (for profiling the service: no baseline in the profile).
     const targets = [
       { name: `verify (${VERIFY_ROWS} rows, random codes)`, url: base, verify: true },
       { name: 'GET /health', url: `${base}/health` },
       { name: 'GET /version (full pipeline, no db)', url: `${base}/version` },
-    ];
+    ].filter((x) => !process.env.BENCH_VERIFY_ONLY || x.verify);
     const runs = Object.fromEntries(targets.map((x) => [x.name, []]));
     for (let i = 0; i < rounds; i++) {
       for (const target of targets) {
@@ -296,8 +302,9 @@ try {
       'p50'.padStart(5),
       'p99'.padStart(5),
       'non2xx'.padStart(7),
-      ' vs /health',
+      ' vs /health  vs /version',
     );
+    const [, health, version] = out.verify;
     for (const r of out.verify) {
       console.log(
         `   ${r.name}`.padEnd(46),
@@ -305,7 +312,9 @@ try {
         String(r.p50).padStart(5),
         String(r.p99).padStart(5),
         String(r.non2xx + r.errors).padStart(7),
-        ` ${(r.rps / out.verify[1].rps).toFixed(2)}  (${r.rounds.join(' ')})`,
+        ` ${health ? (r.rps / health.rps).toFixed(2) : '-'}`.padEnd(12),
+        `${version ? (r.rps / version.rps).toFixed(2) : '-'}`.padEnd(10),
+        `(${r.rounds.join(' ')})`,
       );
     }
   }
