@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { CertificatesRepository } from '@/modules/certificates/certificates.repository';
 import type { SignedIn } from './support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from './support/tenancy';
 import { createTestApp, type TestApp } from './support/test-app';
@@ -298,6 +299,44 @@ describe('certificates', () => {
       expect(limited.headers['cache-control']).toBe('no-store');
       // Counted per address: another client is unaffected.
       await t.client().get(verify(valid.code)).expect(200);
+    });
+
+    it('counts concurrent requests of one address exactly: 30 of 31 sent at once pass, one is refused', async () => {
+      const ip = t.nextIp();
+      const statuses = await Promise.all(
+        Array.from({ length: 31 }, async () => (await t.client(ip).get(verify(valid.code))).status),
+      );
+      expect(statuses.filter((s) => s === 200)).toHaveLength(30);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(1);
+    });
+
+    it('answers concurrent verifications (looked up together) each with its own certificate', async () => {
+      const revoked = await cert({ holder: 'Concurrent Revoked', status: 'revoked' });
+      const others = await Promise.all([1, 2, 3].map((i) => cert({ holder: `Concurrent ${i}`, title: `Title ${i}` })));
+      const codes = [valid.code, revoked.code, 'CRS-ZZZZ-ZZZZ', ...others.map((o) => o.code), valid.code.toLowerCase()];
+      const one = async (code: string): Promise<[number, unknown]> => {
+        const res = await t.client().get(verify(code));
+        return [res.status, res.body.error ? res.body.error.code : res.body];
+      };
+      const sequential: [number, unknown][] = [];
+      for (const code of codes) sequential.push(await one(code));
+      expect(sequential.map(([status]) => status)).toEqual([200, 200, 404, 200, 200, 200, 200]);
+      expect(await Promise.all(codes.map(one))).toEqual(sequential);
+      // The same look-ups from one turn of the event loop: one statement for all of them, the same rows.
+      const repo = t.app.get(CertificatesRepository);
+      const batched = await Promise.all(codes.map((c) => repo.findByCode(c.toUpperCase())));
+      const alone: unknown[] = [];
+      for (const c of codes) alone.push(await repo.findByCode(c.toUpperCase()));
+      expect(batched).toEqual(alone);
+      expect(batched.map((r) => r?.holder_name ?? null)).toEqual([
+        'Lucía Gómez',
+        'Concurrent Revoked',
+        null,
+        'Concurrent 1',
+        'Concurrent 2',
+        'Concurrent 3',
+        'Lucía Gómez',
+      ]);
     });
   });
 

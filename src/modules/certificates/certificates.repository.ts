@@ -6,6 +6,7 @@ import { to as copyTo } from 'pg-copy-streams';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
+import { TurnBatcher } from '@/core/database/turn-batcher';
 import type { CertificateType } from './certificate-code';
 import type { CertificateStatus } from './certificate-export';
 import type { CertificateTemplate } from './certificate-template';
@@ -38,6 +39,9 @@ export interface IssuedCertificateRow {
 export interface CertificateView extends IssuedCertificateRow {
   replaced_by_code: string | null;
 }
+
+/** What public verification reads: the certificate and the platform's stored template (null while never saved). */
+export type VerificationRow = CertificateView & { platform_template: Partial<CertificateTemplate> | null };
 
 export const CERTIFICATE_COLUMNS = `id, code, type, status, organization_id, user_id, holder_name, course_id, path_id, cohort_id, title,
   grade, issued_at, revoked_at, revoke_reason, replaced_by_id, replaces_id, reissue_reason`;
@@ -153,21 +157,24 @@ export class CertificatesRepository {
    * Public verification: by the exact (normalized) code, through `issued_certificates_code_uq`, with the platform's
    * stored template (`platform_settings`, by primary key; null while never saved) in the same statement: one round
    * trip per verification. The busiest public read, so it goes to the driver's pool as a named statement (parsed
-   * and planned once per connection) instead of through TypeORM (bench/README.md, "Certificates").
+   * and planned once per connection) instead of through TypeORM, and the codes asked for during one turn of the
+   * event loop share one statement (`code = ANY($1)`; bench/README.md, "Certificates").
    */
-  async findByCode(
-    code: string,
-  ): Promise<(CertificateView & { platform_template: Partial<CertificateTemplate> | null }) | null> {
+  findByCode(code: string): Promise<VerificationRow | null> {
+    return this.byCode.load(code);
+  }
+
+  private readonly byCode = new TurnBatcher<string, VerificationRow>(async (codes) => {
     const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    const result = await pool.query<CertificateView & { platform_template: Partial<CertificateTemplate> | null }>({
-      name: 'certificates.find_by_code',
+    const result = await pool.query<VerificationRow>({
+      name: 'certificates.find_by_codes',
       text: `SELECT ${VIEW_COLUMNS},
           (SELECT s.value FROM platform_settings s WHERE s.key = '${PLATFORM_TEMPLATE_KEY}') AS platform_template
-        FROM ${VIEW_FROM} WHERE c.code = $1`,
-      values: [code],
+        FROM ${VIEW_FROM} WHERE c.code = ANY ($1::text[])`,
+      values: [codes],
     });
-    return result.rows[0] ?? null;
-  }
+    return new Map(result.rows.map((row) => [row.code, row]));
+  });
 
   async findInOrganization(organizationId: string, id: string, tx?: Tx): Promise<CertificateView | null> {
     const rows = await db(this.dataSource, tx).query<CertificateView[]>(
