@@ -1,12 +1,18 @@
 import { Controller, Get, Header, Param } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { Public } from '@/core/auth/access.decorators';
+import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { PlatformTemplateStore } from './platform-template';
 import { VERIFY_IP } from './certificates.rate-limits';
 import { CertificatesService } from './certificates.service';
-import { CertificateTemplateResponseDto, VerificationDto, VerificationParamsDto } from './dto/certificate.dto';
+import {
+  CertificateTemplateResponseDto,
+  VERIFICATION_CODE_PARAM,
+  VerificationDto,
+  verificationCodeErrors,
+} from './dto/certificate.dto';
 
 /** The answers of public verification, errors included, are never stored by a cache (see CertificatesModule). */
 export const VERIFY_CACHE_CONTROL = 'no-store';
@@ -53,8 +59,17 @@ export class PublicCertificatesController {
     type: VerificationDto,
     headers: { 'Cache-Control': { description: '`no-store`', schema: { type: 'string' } } },
   })
+  @ApiParam({
+    name: 'code',
+    description: VERIFICATION_CODE_PARAM.description,
+    schema: { maxLength: VERIFICATION_CODE_PARAM.maxLength, example: VERIFICATION_CODE_PARAM.example, type: 'string' },
+  })
   @ApiErrors([404, 'not_found'], [422, 'validation_error'])
-  verify(@Param() params: VerificationParamsDto): Promise<VerificationDto> {
-    return this.certificates.verify(params.code);
+  verify(@Param('code') code: string): Promise<VerificationDto> {
+    // Checked here rather than by the global ValidationPipe (a `string` parameter is not validated by it): the same
+    // rule and the same 422 details as `VerificationParamsDto`, without class-validator's metadata look-ups.
+    const errors = verificationCodeErrors(code);
+    if (errors.length) throw ApiError.validation(errors);
+    return this.certificates.verify(code);
   }
 }
