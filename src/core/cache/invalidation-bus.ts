@@ -28,7 +28,11 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     if (!this.redis) return;
-    const sub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
+    const sub = this.redis.duplicate({
+      enableOfflineQueue: true,
+      maxRetriesPerRequest: null,
+      enableAutoPipelining: false,
+    });
     this.subscriber = sub;
     sub.on('ready', () => {
       sub
