@@ -28,11 +28,7 @@ export class InvalidationBus implements OnModuleInit, OnApplicationShutdown {
 
   onModuleInit(): void {
     if (!this.redis) return;
-    const sub = this.redis.duplicate({
-      enableOfflineQueue: true,
-      maxRetriesPerRequest: null,
-      enableAutoPipelining: false,
-    });
+    const sub = this.redis.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
     this.subscriber = sub;
     sub.on('ready', () => {
       sub
