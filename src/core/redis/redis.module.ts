@@ -19,10 +19,6 @@ export const REDIS = Symbol('REDIS');
           enableOfflineQueue: false,
           maxRetriesPerRequest: 1,
           connectTimeout: 5_000,
-          // Commands issued during one turn of the event loop go out in one write (and their answers come back in
-          // one read): the rate limiters of concurrent requests share socket writes. Each command stays what it
-          // was (a limiter's Lua script is still atomic and exact); only the batching of writes changes.
-          enableAutoPipelining: true,
         });
         client.on('error', (err: Error) => logger.warn({ err: err.message }, 'Redis connection error'));
         return client;
