@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
@@ -41,14 +41,47 @@ export function rateLimitHeaders(states: readonly RateLimitState[]): Record<stri
  * fallback while Redis is unreachable; in memory otherwise.
  */
 @Injectable()
-export class RateLimitService {
+export class RateLimitService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger('RateLimit');
   private readonly limiters = new Map<string, RateLimiterAbstract>();
+  /**
+   * The limiters' own connection (a duplicate of the shared one, same settings), with ioredis auto-pipelining: the
+   * scripts of concurrent requests leave in one write and their answers come back in one read. Each request still
+   * runs its own script, atomic in Redis, so every limit stays exact and shared by all instances. Not on the shared
+   * connection: an auto-pipeline is created with the scripts its connection knows at that moment, and a script
+   * defined later in the same turn (a first use) would find no method on it (ioredis then misaligns the answers).
+   * Here every command comes from a limiter, whose constructor defines its script before its first command.
+   */
+  private readonly redis: Redis | null;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    @Inject(REDIS) private readonly redis: Redis | null,
-  ) {}
+    @Inject(REDIS) shared: Redis | null,
+  ) {
+    this.redis = shared ? shared.duplicate({ enableAutoPipelining: true }) : null;
+    this.redis?.on('error', (err: Error) => this.logger.warn({ err: err.message }, 'Redis connection error'));
+  }
+
+  /** Waits (at most 5 s) for the connection, so the first requests count in Redis rather than in the fallback. */
+  async onModuleInit(): Promise<void> {
+    const redis = this.redis;
+    if (!redis || redis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        redis.off('ready', done);
+        redis.off('error', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 5_000);
+      redis.once('ready', done);
+      redis.once('error', done);
+    });
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.redis && this.redis.status !== 'end') await this.redis.quit().catch(() => this.redis?.disconnect());
+  }
 
   /**
    * Counts one hit of `key` against `policy`; throws 429 `too_many_requests` once the limit is passed (with the
