@@ -24,7 +24,7 @@ export class TurnBatcher<K, V> {
 
   load(key: K): Promise<V | null> {
     return new Promise<V | null>((resolve, reject) => {
-      const batch = (this.pending ??= new Map());
+      const batch = (this.pending ??= new Map<K, Waiter<V>[]>());
       const waiters = batch.get(key);
       if (waiters) waiters.push({ resolve, reject });
       else batch.set(key, [{ resolve, reject }]);
