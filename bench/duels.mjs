@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import pg from 'pg';
 import { io } from 'socket.io-client';
 import { freePort, scratchDatabase, startMailSink, startService, stop } from './lib.mjs';
@@ -47,6 +48,8 @@ const service = await startService({
     DUEL_COUNTDOWN_MS: '500',
     DUEL_ROUND_MS: '5000',
     CORS_ORIGINS: 'http://localhost:3000',
+    // BENCH_SERVICE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the service.
+    ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
   },
 });
 const client = new pg.Client({ connectionString: db.url });
@@ -242,7 +245,10 @@ try {
   const { rows: rounds } = await client.query(`SELECT count(*)::int AS n FROM duel_rounds`);
 
   console.log(
-    `Duels benchmark (${new Date().toISOString()}), loaded machine, ${DUELS} duels / ${CLIENTS} sockets, one instance + Redis`,
+    `Duels benchmark (${new Date().toISOString()}), load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, ${DUELS} duels / ${CLIENTS} sockets, one instance + Redis`,
   );
   console.log(
     `  connect ${CLIENTS} sockets: ${(connectMs / 1000).toFixed(1)} s; duels started ${started / 2}, finished ${finished / 2} in ${(playMs / 1000).toFixed(1)} s`,
