@@ -2,6 +2,7 @@
 import { execFile, fork, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import Redis from 'ioredis';
 import pg from 'pg';
 import { SMTPServer } from 'smtp-server';
 
@@ -45,17 +46,41 @@ export async function scratchDatabase(label) {
   return {
     name,
     url: url.toString(),
+    /** Drops the database and the Redis keys of every service this run started (they share its lifetime). */
     drop: async () => {
       const c = new pg.Client({ connectionString: ADMIN_DATABASE_URL });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       await c.end();
+      await dropRedisPrefixes();
     },
   };
 }
 
+/** The Redis key prefixes the services of this run used (their workers share them). */
+const usedPrefixes = new Set();
+
+async function dropRedisPrefixes() {
+  if (usedPrefixes.size === 0) return;
+  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
+  try {
+    for (const prefix of usedPrefixes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+        cursor = next;
+        if (keys.length > 0) await redis.unlink(...keys);
+      } while (cursor !== '0');
+    }
+    usedPrefixes.clear();
+  } finally {
+    redis.disconnect();
+  }
+}
+
 /** Starts the built service (dist/) as its own process with production-like settings. */
 export async function startService({ port, databaseUrl, redisPrefix, smtpUrl = 'smtp://127.0.0.1:1', extraEnv = {} }) {
+  if (redisPrefix) usedPrefixes.add(redisPrefix);
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     env: {
       ...process.env,
