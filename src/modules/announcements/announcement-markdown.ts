@@ -1,5 +1,4 @@
-import MarkdownIt from 'markdown-it';
-import sanitizeHtml from 'sanitize-html';
+import { markdownParser, RICH_MARKDOWN_TAGS, safeMarkdownRenderer } from '@/core/markdown/safe-markdown';
 
 /**
  * Announcement bodies are markdown written by admins and shown to everyone of the audience: rendered without raw
@@ -7,50 +6,12 @@ import sanitizeHtml from 'sanitize-html';
  * non-image `data:`), then passed through sanitize-html with a short allow-list as a second, independent line:
  * whatever markdown-it emits, only these tags, attributes and URL schemes reach a browser.
  */
-const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
-
-const SANITIZE: sanitizeHtml.IOptions = {
-  allowedTags: [
-    'p',
-    'br',
-    'strong',
-    'em',
-    's',
-    'code',
-    'pre',
-    'blockquote',
-    'ul',
-    'ol',
-    'li',
-    'a',
-    'hr',
-    'h1',
-    'h2',
-    'h3',
-    'h4',
-    'h5',
-    'h6',
-    'table',
-    'thead',
-    'tbody',
-    'tr',
-    'th',
-    'td',
-  ],
-  allowedAttributes: { a: ['href', 'title', 'rel', 'target'], ol: ['start'], th: ['style'], td: ['style'] },
-  allowedStyles: { th: { 'text-align': [/^(left|right|center)$/] }, td: { 'text-align': [/^(left|right|center)$/] } },
-  allowedSchemes: ['http', 'https', 'mailto'],
-  allowedSchemesAppliedToAttributes: ['href'],
-  allowProtocolRelative: false,
-  // Links leave the application in a new tab without handing it a window reference or a referrer.
-  transformTags: {
-    a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer nofollow', target: '_blank' }),
-  },
-};
-
-export function renderAnnouncementHtml(source: string): string {
-  return sanitizeHtml(markdown.render(source), SANITIZE).trim();
-}
+export const renderAnnouncementHtml = safeMarkdownRenderer({
+  tags: RICH_MARKDOWN_TAGS,
+  attributes: { a: ['href', 'title', 'rel', 'target'], ol: ['start'], th: ['style'], td: ['style'] },
+  styles: { th: { 'text-align': [/^(left|right|center)$/] }, td: { 'text-align': [/^(left|right|center)$/] } },
+  links: { rel: 'noopener noreferrer nofollow', newTab: true },
+});
 
 /**
  * The body as plain paragraphs for an email (one per block: paragraph, heading, list item, quote, code), without
@@ -58,7 +19,7 @@ export function renderAnnouncementHtml(source: string): string {
  */
 export function announcementParagraphs(source: string): string[] {
   const paragraphs: string[] = [];
-  for (const token of markdown.parse(source, {})) {
+  for (const token of markdownParser.parse(source, {})) {
     if (token.type === 'fence' || token.type === 'code_block') {
       if (token.content.trim()) paragraphs.push(token.content.trimEnd());
       continue;

@@ -1,5 +1,4 @@
-import MarkdownIt from 'markdown-it';
-import sanitizeHtml from 'sanitize-html';
+import { BASIC_MARKDOWN_TAGS, safeMarkdownRenderer } from '@/core/markdown/safe-markdown';
 
 /**
  * Post and comment bodies (extensions-v2 11.1): Markdown written by members and shown to colleagues. markdown-it
@@ -8,21 +7,8 @@ import sanitizeHtml from 'sanitize-html';
  * only these tags, attributes and URL schemes reach a browser, and every link gets `rel="nofollow noopener ugc"`.
  * No images: a member's post must not make every reader's browser fetch an address of the author's choosing.
  */
-const markdown = new MarkdownIt({ html: false, linkify: true, typographer: false });
-
-const SANITIZE: sanitizeHtml.IOptions = {
-  allowedTags: ['p', 'br', 'strong', 'em', 's', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li', 'a', 'hr'],
-  allowedAttributes: { a: ['href', 'rel'], ol: ['start'] },
-  allowedSchemes: ['http', 'https', 'mailto'],
-  allowedSchemesAppliedToAttributes: ['href'],
-  allowProtocolRelative: false,
-  // Headings, tables and anything else are dropped as tags but keep their text.
-  disallowedTagsMode: 'discard',
-  transformTags: {
-    a: sanitizeHtml.simpleTransform('a', { rel: 'nofollow noopener ugc' }),
-  },
-};
-
-export function renderSocialHtml(source: string): string {
-  return sanitizeHtml(markdown.render(source), SANITIZE).trim();
-}
+export const renderSocialHtml = safeMarkdownRenderer({
+  tags: BASIC_MARKDOWN_TAGS,
+  attributes: { a: ['href', 'rel'], ol: ['start'] },
+  links: { rel: 'nofollow noopener ugc', newTab: false },
+});
