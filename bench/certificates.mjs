@@ -8,11 +8,11 @@
 //     teacher, with the plan PostgreSQL chooses (EXPLAIN ANALYZE) for the page and the count.
 // Needs PostgreSQL and Redis on their local ports (or BENCH_ADMIN_DATABASE_URL / BENCH_REDIS_URL).
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import pg from 'pg';
-import { freePort, median, scratchDatabase, signInCookie, startMailSink, startService, stop } from './lib.mjs';
+import { freePort, median, rssMb, scratchDatabase, signInCookie, startMailSink, startService, stop } from './lib.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -96,12 +96,7 @@ const service = await startService({
     ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
   },
 });
-const rssMb = (field = 'VmRSS') => {
-  const kb = Number(
-    new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${service.pid}/status`, 'utf8'))?.[1] ?? 0,
-  );
-  return Math.round(kb / 1024);
-};
+const serviceRssMb = (field) => rssMb(service.pid, field);
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
 const out = { node: process.version, cores: os.cpus().length };
@@ -214,8 +209,8 @@ try {
     FROM issued_certificates c LEFT JOIN issued_certificates r ON r.id = c.replaced_by_id
     WHERE c.organization_id = '${orgExport}' ORDER BY c.issued_at DESC, c.id DESC`;
     const apiExport = async () => {
-      let peak = rssMb();
-      const sampler = setInterval(() => (peak = Math.max(peak, rssMb())), 5);
+      let peak = serviceRssMb();
+      const sampler = setInterval(() => (peak = Math.max(peak, serviceRssMb())), 5);
       const start = performance.now();
       const res = await fetch(exportUrl, { headers: { cookie: owner.cookie } });
       if (res.status !== 200) throw new Error(`export answered ${res.status}`);
@@ -237,7 +232,7 @@ try {
       });
     await apiExport(); // warm-up (JIT, pool)
     await copyExport();
-    const idleRss = rssMb();
+    const idleRss = serviceRssMb();
     const api = [];
     const copy = [];
     for (let i = 0; i < 5; i++) {

@@ -8,17 +8,17 @@
 //     alternated with GET /version of the same service (autocannon, BENCH_ROUNDS x BENCH_DURATION s each, median).
 //     The first read builds the Redis sorted set of the week from the ledger (timed separately).
 // Needs PostgreSQL and Redis on their local ports (or BENCH_ADMIN_DATABASE_URL / BENCH_REDIS_URL).
-import { spawn } from 'node:child_process';
 import os from 'node:os';
 import pg from 'pg';
 import {
   alternate,
   freePort,
-  REDIS_URL,
+  jsonCaller,
   scratchDatabase,
   signInCookie,
   startMailSink,
   startService,
+  startWorker,
   stop,
 } from './lib.mjs';
 
@@ -57,15 +57,7 @@ const base = `http://127.0.0.1:${port}`;
 let worker;
 try {
   const cookie = await signInCookie(base, mail, `owner.${Date.now()}@example.test`);
-  const call = async (method, path, body) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { cookie, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
-    return res.json();
-  };
+  const call = jsonCaller(base, { cookie });
   await call('PUT', '/api/v1/me/onboarding', { name: 'Bench Owner', locale: 'es', adult_confirmed: true });
   const me = await call('GET', '/api/v1/auth/me');
   const eventsOrg = (await call('POST', '/api/v1/organizations', { name: 'Bench events' })).organization.id;
@@ -104,23 +96,12 @@ try {
     );
     const seedEventsMs = performance.now() - t0;
     t0 = performance.now();
-    worker = spawn(process.execPath, [...WORKER_NODE_OPTIONS, 'dist/src/worker.js'], {
-      env: {
-        ...process.env,
-        NODE_ENV: 'production',
-        DATABASE_URL: db.url,
-        REDIS_URL,
-        REDIS_KEY_PREFIX: prefix,
-        SMTP_URL: mail.url,
-        MAIL_FROM: 'Bench <bench@localhost>',
-        BASE_URL: base,
-        WEB_URL: 'http://localhost:3000',
-        APP_URL: 'http://localhost:3000',
-        AUTH_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-        DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-        LOG_LEVEL: 'warn',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+    worker = startWorker({
+      databaseUrl: db.url,
+      redisPrefix: prefix,
+      smtpUrl: mail.url,
+      baseUrl: base,
+      nodeOptions: WORKER_NODE_OPTIONS,
     });
     for (;;) {
       const { rows } = await client.query(

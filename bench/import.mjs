@@ -1,11 +1,19 @@
 // npm run bench:import: a CSV member import of 10 000 rows (half new emails, half existing accounts), end to end
 // through the public API, processed by a separate worker process whose memory is sampled during the run.
 // Baseline in the same run: the same 5 000 memberships and 5 000 invitations written by two bulk SQL statements.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort, REDIS_URL, scratchDatabase, signInCookie, startMailSink, startService, stop } from './lib.mjs';
+import {
+  freePort,
+  jsonCaller,
+  rssMb,
+  scratchDatabase,
+  signInCookie,
+  startMailSink,
+  startService,
+  startWorker,
+  stop,
+} from './lib.mjs';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 10_000);
 const db = await scratchDatabase('import');
@@ -19,48 +27,20 @@ const api = await startService({
   smtpUrl: mail.url,
   extraEnv: { PROCESS_JOBS: 'false' },
 });
-const worker = spawn(process.execPath, ['dist/src/worker.js'], {
-  env: {
-    ...process.env,
-    NODE_ENV: 'production',
-    DATABASE_URL: db.url,
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-    SMTP_URL: mail.url,
-    MAIL_FROM: 'Bench <bench@localhost>',
-    BASE_URL: `http://localhost:${port}`,
-    WEB_URL: 'http://localhost:3000',
-    APP_URL: 'http://localhost:3000',
-    AUTH_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-    MIGRATE_ON_START: 'false',
-    LOG_LEVEL: 'warn',
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
+const worker = startWorker({
+  databaseUrl: db.url,
+  redisPrefix: prefix,
+  smtpUrl: mail.url,
+  baseUrl: `http://localhost:${port}`,
 });
-const rssMb = () => {
-  try {
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${worker.pid}/status`, 'utf8'))?.[1] ?? 0);
-    return Math.round(kb / 1024);
-  } catch {
-    return 0;
-  }
-};
+const workerRssMb = () => rssMb(worker.pid);
 
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
 try {
   const base = `http://127.0.0.1:${port}`;
   const cookie = await signInCookie(base, mail, `owner.${Date.now()}@example.test`);
-  const call = async (method, path, body) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { cookie, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
-    return res.json();
-  };
+  const call = jsonCaller(base, { cookie });
   await call('PUT', '/api/v1/me/onboarding', { name: 'Bench Owner', locale: 'es', adult_confirmed: true });
   const orgId = (await call('POST', '/api/v1/organizations', { name: 'Bench Org' })).organization.id;
 
@@ -74,7 +54,7 @@ try {
   const fresh = Array.from({ length: ROWS - half }, (_, i) => `new${i}@bench.test`);
   const csv = 'email,name,role\n' + [...existing, ...fresh].map((e, i) => `${e},Person ${i},student`).join('\n') + '\n';
   await sleep(1000);
-  const idleRss = rssMb();
+  const idleRss = workerRssMb();
   const mailedBefore = mail.delivered();
 
   const form = new FormData();
@@ -91,7 +71,7 @@ try {
   let peakRss = idleRss;
   let status;
   for (;;) {
-    peakRss = Math.max(peakRss, rssMb());
+    peakRss = Math.max(peakRss, workerRssMb());
     status = await call('GET', `/api/v1/organizations/${orgId}/members/import/${id}`);
     if (status.status === 'completed' || status.status === 'failed') break;
     await sleep(200);
@@ -99,7 +79,7 @@ try {
   const done = performance.now();
   const mailStart = performance.now();
   while (mail.delivered() - mailedBefore < fresh.length && performance.now() - mailStart < 300_000) {
-    peakRss = Math.max(peakRss, rssMb());
+    peakRss = Math.max(peakRss, workerRssMb());
     await sleep(200);
   }
   const mailed = mail.delivered() - mailedBefore;

@@ -1,5 +1,6 @@
 // Shared helpers of the benchmarks: processes, ports, a scratch database, autocannon as a separate process.
 import { execFile, fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Redis from 'ioredis';
@@ -78,25 +79,32 @@ async function dropRedisPrefixes() {
   }
 }
 
+/** The settings the service and its worker share in a bench run (production mode, one database and prefix). */
+function benchEnv({ databaseUrl, redisPrefix, smtpUrl, baseUrl }) {
+  if (redisPrefix) usedPrefixes.add(redisPrefix);
+  return {
+    ...process.env,
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    REDIS_URL,
+    REDIS_KEY_PREFIX: redisPrefix,
+    SMTP_URL: smtpUrl,
+    MAIL_FROM: 'Bench <bench@localhost>',
+    BASE_URL: baseUrl,
+    WEB_URL: 'http://localhost:3000',
+    APP_URL: 'http://localhost:3000',
+    AUTH_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
+    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
+  };
+}
+
 /** Starts the built service (dist/) as its own process with production-like settings. */
 export async function startService({ port, databaseUrl, redisPrefix, smtpUrl = 'smtp://127.0.0.1:1', extraEnv = {} }) {
-  if (redisPrefix) usedPrefixes.add(redisPrefix);
   const child = spawn(process.execPath, ['dist/src/main.js'], {
     env: {
-      ...process.env,
-      NODE_ENV: 'production',
+      ...benchEnv({ databaseUrl, redisPrefix, smtpUrl, baseUrl: `http://localhost:${port}` }),
       PORT: String(port),
-      DATABASE_URL: databaseUrl,
-      REDIS_URL,
-      REDIS_KEY_PREFIX: redisPrefix,
-      SMTP_URL: smtpUrl,
-      MAIL_FROM: 'Bench <bench@localhost>',
-      BASE_URL: `http://localhost:${port}`,
-      WEB_URL: 'http://localhost:3000',
-      APP_URL: 'http://localhost:3000',
       COOKIE_SECURE: 'false',
-      AUTH_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
       LOG_LEVEL: 'info',
       ...extraEnv,
     },
@@ -104,6 +112,53 @@ export async function startService({ port, databaseUrl, redisPrefix, smtpUrl = '
   });
   await waitForHttp(`http://127.0.0.1:${port}/health`);
   return child;
+}
+
+/**
+ * Starts the built worker (`dist/src/worker.js`) as its own process on the service's database and prefix (the
+ * service migrated already). `nodeOptions` go before the script (e.g. `--cpu-prof`).
+ */
+export function startWorker({
+  databaseUrl,
+  redisPrefix,
+  smtpUrl = 'smtp://127.0.0.1:1',
+  baseUrl,
+  extraEnv = {},
+  nodeOptions = [],
+  stdio = ['ignore', 'ignore', 'inherit'],
+}) {
+  return spawn(process.execPath, [...nodeOptions, 'dist/src/worker.js'], {
+    env: {
+      ...benchEnv({ databaseUrl, redisPrefix, smtpUrl, baseUrl }),
+      MIGRATE_ON_START: 'false',
+      LOG_LEVEL: 'warn',
+      ...extraEnv,
+    },
+    stdio,
+  });
+}
+
+/** A process's resident memory (or another `/proc/<pid>/status` field) in MB; 0 once it is gone. */
+export function rssMb(pid, field = 'VmRSS') {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+/** `call(method, path, body)`: a JSON request to the service with these headers; anything but 2xx throws. */
+export function jsonCaller(base, headers) {
+  return async (method, path, body) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
+    return res.json();
+  };
 }
 
 export async function startBare(port) {

@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import os from 'node:os';
 import pg from 'pg';
-import { freePort, REDIS_URL, scratchDatabase, startMailSink, startService, stop } from './lib.mjs';
+import { freePort, jsonCaller, scratchDatabase, startMailSink, startService, startWorker, stop } from './lib.mjs';
 
 const MIX = [
   ['POST /auth/refresh', 1],
@@ -154,24 +154,11 @@ apis.push(
     extraEnv: { ...env, MIGRATE_ON_START: 'false' },
   }),
 );
-const worker = spawn(process.execPath, ['dist/src/worker.js'], {
-  env: {
-    ...process.env,
-    NODE_ENV: 'production',
-    DATABASE_URL: db.url,
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-    SMTP_URL: mail.url,
-    MAIL_FROM: 'Bench <bench@localhost>',
-    BASE_URL: `http://localhost:${ports[0]}`,
-    WEB_URL: 'http://localhost:3000',
-    APP_URL: 'http://localhost:3000',
-    AUTH_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-    MIGRATE_ON_START: 'false',
-    LOG_LEVEL: 'warn',
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
+const worker = startWorker({
+  databaseUrl: db.url,
+  redisPrefix: prefix,
+  smtpUrl: mail.url,
+  baseUrl: `http://localhost:${ports[0]}`,
 });
 
 const client = new pg.Client({ connectionString: db.url });
@@ -200,15 +187,7 @@ async function signIn(port, email, ip) {
     return [pair.slice(0, i), pair.slice(i + 1)];
   });
   const cookie = cookies.map(([k, v]) => `${k}=${v}`).join('; ');
-  const call = async (method, path, body) => {
-    const r = await fetch(base + path, {
-      method,
-      headers: { cookie, 'content-type': 'application/json', 'x-forwarded-for': ip },
-      body: body && JSON.stringify(body),
-    });
-    if (r.status >= 300) throw new Error(`${method} ${path} answered ${r.status}: ${await r.text()}`);
-    return r.json();
-  };
+  const call = jsonCaller(base, { cookie, 'x-forwarded-for': ip });
   await call('PUT', '/api/v1/me/onboarding', { name: `Learner ${email}`, locale: 'en', adult_confirmed: true });
   return { cookies, call };
 }

@@ -3,13 +3,21 @@
 // the public API: request, the `privacy.export` job in a separate worker process whose memory is sampled, and the
 // step-up download of the ZIP. Baseline in the same run: the same rows read by three plain SQL queries and
 // serialized as JSON in this process.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort, REDIS_URL, scratchDatabase, signInCookie, startMailSink, startService, stop } from './lib.mjs';
+import {
+  freePort,
+  rssMb,
+  scratchDatabase,
+  signInCookie,
+  startMailSink,
+  startService,
+  startWorker,
+  stop,
+} from './lib.mjs';
 
 const ROWS = Number(process.env.BENCH_PRIVACY_ROWS ?? 100_000);
 const db = await scratchDatabase('privacy');
@@ -24,34 +32,14 @@ const api = await startService({
   smtpUrl: mail.url,
   extraEnv: { PROCESS_JOBS: 'false', STORAGE_DIR: storageDir },
 });
-const worker = spawn(process.execPath, ['dist/src/worker.js'], {
-  env: {
-    ...process.env,
-    NODE_ENV: 'production',
-    DATABASE_URL: db.url,
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-    SMTP_URL: mail.url,
-    MAIL_FROM: 'Bench <bench@localhost>',
-    BASE_URL: `http://localhost:${port}`,
-    WEB_URL: 'http://localhost:3000',
-    APP_URL: 'http://localhost:3000',
-    AUTH_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-    STORAGE_DIR: storageDir,
-    MIGRATE_ON_START: 'false',
-    LOG_LEVEL: 'warn',
-  },
-  stdio: ['ignore', 'ignore', 'inherit'],
+const worker = startWorker({
+  databaseUrl: db.url,
+  redisPrefix: prefix,
+  smtpUrl: mail.url,
+  baseUrl: `http://localhost:${port}`,
+  extraEnv: { STORAGE_DIR: storageDir },
 });
-const rssMb = () => {
-  try {
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${worker.pid}/status`, 'utf8'))?.[1] ?? 0);
-    return Math.round(kb / 1024);
-  } catch {
-    return 0;
-  }
-};
+const workerRssMb = () => rssMb(worker.pid);
 
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
@@ -106,14 +94,14 @@ try {
   }
   await client.query('ANALYZE');
   await sleep(1000);
-  const idleRss = rssMb();
+  const idleRss = workerRssMb();
 
   const started = performance.now();
   const queued = await call('POST', '/api/v1/me/privacy/exports');
   let peakRss = idleRss;
   let record;
   for (;;) {
-    peakRss = Math.max(peakRss, rssMb());
+    peakRss = Math.max(peakRss, workerRssMb());
     record = await call('GET', `/api/v1/me/privacy/exports/${queued.id}`);
     if (record.status !== 'queued' && record.status !== 'running') break;
     await sleep(100);

@@ -2,13 +2,23 @@
 // a fifth of the enrollments with completed lessons), built by a separate worker process as CSV and as XLSX
 // through the public API (request, job, FileStore, status), with the worker's RSS sampled during each run.
 // Baseline in the same run: PostgreSQL's own COPY (query) TO STDOUT as CSV of the same query, through psql.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { freePort, REDIS_URL, scratchDatabase, signInCookie, startMailSink, startService, stop } from './lib.mjs';
+import {
+  freePort,
+  jsonCaller,
+  rssMb,
+  scratchDatabase,
+  signInCookie,
+  startMailSink,
+  startService,
+  startWorker,
+  stop,
+} from './lib.mjs';
 
 const MEMBERS = Number(process.env.BENCH_REPORT_MEMBERS ?? 10_000);
 const COURSES = Number(process.env.BENCH_REPORT_COURSES ?? 100);
@@ -26,49 +36,22 @@ const api = await startService({
   smtpUrl: mail.url,
   extraEnv: { PROCESS_JOBS: 'false', ...shared },
 });
-const worker = spawn(process.execPath, ['dist/src/worker.js'], {
-  env: {
-    ...process.env,
-    NODE_ENV: 'production',
-    DATABASE_URL: db.url,
-    REDIS_URL,
-    REDIS_KEY_PREFIX: prefix,
-    SMTP_URL: mail.url,
-    MAIL_FROM: 'Bench <bench@localhost>',
-    BASE_URL: `http://localhost:${port}`,
-    WEB_URL: 'http://localhost:3000',
-    APP_URL: 'http://localhost:3000',
-    AUTH_SECRET: 'bench-secret-bench-secret-bench-secret-0123',
-    DATA_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64'),
-    MIGRATE_ON_START: 'false',
-    LOG_LEVEL: 'warn',
-    ...shared,
-  },
+const worker = startWorker({
+  databaseUrl: db.url,
+  redisPrefix: prefix,
+  smtpUrl: mail.url,
+  baseUrl: `http://localhost:${port}`,
+  extraEnv: shared,
   stdio: ['ignore', process.env.BENCH_WORKER_LOG ? 'inherit' : 'ignore', 'inherit'],
 });
-const rssMb = () => {
-  try {
-    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${worker.pid}/status`, 'utf8'))?.[1] ?? 0);
-    return Math.round(kb / 1024);
-  } catch {
-    return 0;
-  }
-};
+const workerRssMb = () => rssMb(worker.pid);
 
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
 try {
   const base = `http://127.0.0.1:${port}`;
   const cookie = await signInCookie(base, mail, `owner.${Date.now()}@example.test`);
-  const call = async (method, path, body) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { cookie, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
-    return res.json();
-  };
+  const call = jsonCaller(base, { cookie });
   await call('PUT', '/api/v1/me/onboarding', { name: 'Bench Owner', locale: 'es', adult_confirmed: true });
   const orgId = (await call('POST', '/api/v1/organizations', { name: 'Bench Org' })).organization.id;
 
@@ -112,13 +95,13 @@ try {
   const results = [];
   for (const format of ['csv', 'xlsx']) {
     await sleep(1000);
-    const idleRss = rssMb();
+    const idleRss = workerRssMb();
     const started = performance.now();
     const report = await call('POST', `/api/v1/organizations/${orgId}/reports`, { type: 'progress', format });
     let peakRss = idleRss;
     let status;
     for (;;) {
-      peakRss = Math.max(peakRss, rssMb());
+      peakRss = Math.max(peakRss, workerRssMb());
       status = await call('GET', `/api/v1/organizations/${orgId}/reports/${report.id}`);
       if (status.status === 'completed' || status.status === 'failed') break;
       await sleep(200);

@@ -7,7 +7,16 @@ import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import pg from 'pg';
-import { freePort, median, scratchDatabase, signInCookie, startMailSink, startService, stop } from './lib.mjs';
+import {
+  freePort,
+  jsonCaller,
+  median,
+  scratchDatabase,
+  signInCookie,
+  startMailSink,
+  startService,
+  stop,
+} from './lib.mjs';
 // The baseline runs exactly the service's full-text query (built code: run after `npm run build`).
 import { textQuery } from '../dist/src/modules/courses/catalog-sql.js';
 const TQ = textQuery('$2');
@@ -281,15 +290,7 @@ try {
 
   const base = `http://127.0.0.1:${port}`;
   const cookie = await signInCookie(base, mail, `member.${Date.now()}@example.test`);
-  const call = async (method, path, body) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { cookie, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${await res.text()}`);
-    return res.json();
-  };
+  const call = jsonCaller(base, { cookie });
   await call('PUT', '/api/v1/me/onboarding', { name: 'Bench Member', locale: 'es', adult_confirmed: true });
   const orgId = (await call('POST', '/api/v1/organizations', { name: 'Bench Org' })).organization.id;
   const paths = QUERIES.map((q) => `/api/v1/organizations/${orgId}/search?q=${encodeURIComponent(q)}&limit=20`);
