@@ -12,12 +12,18 @@ import tseslint from 'typescript-eslint';
  * another area to provide). Repositories, entities and every other file stay internal. The few helper files
  * that are public by decision are named here, each with its reason in docs/DECISIONS.md.
  */
-const AREAS = readdirSync(new URL('./src/modules/', import.meta.url), { withFileTypes: true })
-  .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name);
+const MODULES = new URL('./src/modules/', import.meta.url);
+const subfolders = (url) =>
+  readdirSync(url, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
+/** Every area as `<context>/<area>` (docs/DECISIONS.md, "Contexts"). */
+const AREAS = subfolders(MODULES).flatMap((context) =>
+  subfolders(new URL(`${context}/`, MODULES)).map((area) => `${context}/${area}`),
+);
 const PUBLIC_HELPERS = [
   // The catalog's visibility and full-text rules as SQL fragments, so search and authoring never disagree with it.
-  'courses/catalog-sql',
+  'learning/courses/catalog-sql',
 ];
 const PUBLIC_FILE = String.raw`[^/]+\.(?:module|service|types|port)`;
 const RELATIVE_UP_TWO = { group: ['../../*'], message: 'Use the @/ alias for imports outside this module.' };
@@ -31,7 +37,7 @@ function internalsOfOtherAreas(area) {
   const notOwn = area ? `(?!${area}/)` : '';
   const notPublicHelper = `(?!(?:${PUBLIC_HELPERS.join('|')})$)`;
   return {
-    regex: `^@/modules/${notOwn}${notPublicHelper}[^/]+/(?!dto/)(?!${PUBLIC_FILE}$)`,
+    regex: `^@/modules/${notOwn}${notPublicHelper}[^/]+/[^/]+/(?!dto/)(?!${PUBLIC_FILE}$)`,
     message:
       "Another area's internals: import its *.module, a top-level *.service, dto/, *.types or *.port instead " +
       '(add a method to its service, or a port, if you need more). See docs/DECISIONS.md, boundaries.',
@@ -98,6 +104,16 @@ export default tseslint.config(
       'no-restricted-imports': restrict(RELATIVE_UP_TWO, {
         regex: '^@/modules/',
         message: 'The core never imports an area; declare a port in src/core and let the area provide it.',
+      }),
+    },
+  },
+  {
+    // Migrations are history: they import nothing from the areas (a frozen copy of a rule lives in migrations/frozen).
+    files: ['migrations/**/*.ts'],
+    rules: {
+      'no-restricted-imports': restrict(RELATIVE_UP_TWO, {
+        regex: String.raw`(?:^@/modules/|/src/modules/)`,
+        message: 'A migration imports nothing from src/modules; keep a frozen copy under migrations/frozen.',
       }),
     },
   },

@@ -69,7 +69,7 @@ function load(options) {
 }
 
 // The list's WHERE clause exactly as the service builds it, for EXPLAIN (loaded before anything can rebuild dist/).
-const { certificateWhere } = require('../dist/src/modules/certificates/certificate-query.js');
+const { certificateWhere } = require('../dist/src/modules/learning/certificates/certificate-query.js');
 
 const VERIFY_ROWS = Number(process.env.BENCH_VERIFY_ROWS ?? 1_000_000);
 const LIST_ROWS = Number(process.env.BENCH_LIST_ROWS ?? 100_000);

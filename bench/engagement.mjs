@@ -1,7 +1,7 @@
 // npm run bench:engagement: the engagement area's two figures, against the built service.
 //  1. XP awarding throughput: 100 000 `lesson.completed` events (1 000 members x 100 lessons) queued in the outbox
 //     (domain_events + one delivery each for the gamification subscriber), then a worker process
-//     (dist/src/worker.js) applies them. Rate = events / (last delivery done - first delivery done), and the wall
+//     (dist/src/apps/worker.js) applies them. Rate = events / (last delivery done - first delivery done), and the wall
 //     time from the worker's spawn. Checked afterwards: 100 000 ledger rows, every member at 1 000 XP.
 //  2. Leaderboard read with 1 000 000 members with XP this week in one organization: GET .../leaderboard?limit=10
 //     &around=5 (the top 10 and the caller's rank +-5, one request) through the API with the caller's session,

@@ -414,7 +414,7 @@ try {
   for (const [key, seq] of highest) if (storedSeq.get(key) !== seq) lost++;
 
   // ---- 2. capacity
-  const { SAVE_ANSWER_SQL } = require('../dist/src/modules/exams/exam-sessions.repository.js');
+  const { SAVE_ANSWER_SQL } = require('../dist/src/modules/learning/exams/exam-sessions.repository.js');
   const capacity = { autosave: [], sql: [], version: [] };
   for (let r = 0; r < rounds; r++) {
     // Every run saves above every seq before it, so each save writes (a stale seq would take the cheaper path).

@@ -100,7 +100,7 @@ function benchEnv({ databaseUrl, redisPrefix, smtpUrl, baseUrl }) {
 
 /** Starts the built service (dist/) as its own process with production-like settings. */
 export async function startService({ port, databaseUrl, redisPrefix, smtpUrl = 'smtp://127.0.0.1:1', extraEnv = {} }) {
-  const child = spawn(process.execPath, ['dist/src/main.js'], {
+  const child = spawn(process.execPath, ['dist/src/apps/api.js'], {
     env: {
       ...benchEnv({ databaseUrl, redisPrefix, smtpUrl, baseUrl: `http://localhost:${port}` }),
       PORT: String(port),
@@ -115,7 +115,7 @@ export async function startService({ port, databaseUrl, redisPrefix, smtpUrl = '
 }
 
 /**
- * Starts the built worker (`dist/src/worker.js`) as its own process on the service's database and prefix (the
+ * Starts the built worker (`dist/src/apps/worker.js`) as its own process on the service's database and prefix (the
  * service migrated already). `nodeOptions` go before the script (e.g. `--cpu-prof`).
  */
 export function startWorker({
@@ -127,7 +127,7 @@ export function startWorker({
   nodeOptions = [],
   stdio = ['ignore', 'ignore', 'inherit'],
 }) {
-  return spawn(process.execPath, [...nodeOptions, 'dist/src/worker.js'], {
+  return spawn(process.execPath, [...nodeOptions, 'dist/src/apps/worker.js'], {
     env: {
       ...benchEnv({ databaseUrl, redisPrefix, smtpUrl, baseUrl }),
       MIGRATE_ON_START: 'false',

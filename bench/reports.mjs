@@ -113,7 +113,7 @@ try {
   }
 
   // Baseline: COPY of the same query (the report's SQL with the organization and no filters) through psql.
-  const { reportQuery } = await import('../dist/src/modules/reports/reports.repository.js');
+  const { reportQuery } = await import('../dist/src/modules/insight/reports/reports.repository.js');
   const sql = reportQuery('progress')
     .replaceAll('$1', `'${orgId}'::uuid`)
     .replaceAll('$2::uuid', 'NULL::uuid')

@@ -18,7 +18,7 @@ import {
   stop,
 } from './lib.mjs';
 // The baseline runs exactly the service's full-text query (built code: run after `npm run build`).
-import { textQuery } from '../dist/src/modules/courses/catalog-sql.js';
+import { textQuery } from '../dist/src/modules/learning/courses/catalog-sql.js';
 const TQ = textQuery('$2');
 
 const COURSES = Number(process.env.BENCH_COURSES ?? 5000);

@@ -12,7 +12,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { FullTextPassageRetriever } from '../dist/src/modules/courses/passage-retrieval.js';
+import { FullTextPassageRetriever } from '../dist/src/modules/learning/courses/passage-retrieval.js';
 import { freePort, scratchDatabase, startMailSink, startService, stop } from './lib.mjs';
 import { lessons, PARTS, TOPICS } from './tutor-course.mjs';
 

@@ -1,6 +1,5 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
-// Relative: migrations also load outside the @/ alias (the CLI, the test setup).
-import { writeLessonChunks } from '../src/modules/editor/lesson-chunks';
+import { writeLessonChunks } from './frozen/lesson-chunks-1763758000000';
 
 const BATCH = 200;
 

@@ -1,7 +1,7 @@
-import { UsersRepository } from '@/modules/users/users.repository';
-import { CohortsService } from '@/modules/cohorts/cohorts.service';
-import type { ExamDto } from '@/modules/exams/dto/exam.dto';
-import { ExamAuthoringService } from '@/modules/exams/exam-authoring.service';
+import { UsersRepository } from '@/modules/identity/users/users.repository';
+import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
+import type { ExamDto } from '@/modules/learning/exams/dto/exam.dto';
+import { ExamAuthoringService } from '@/modules/learning/exams/exam-authoring.service';
 import type { SignedIn } from './support/auth';
 import {
   answerKey,

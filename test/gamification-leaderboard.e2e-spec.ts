@@ -1,11 +1,11 @@
-import { CohortsService } from '@/modules/cohorts/cohorts.service';
+import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
 import {
   LeaderboardStore,
   LedgerBoards,
   PostgresLeaderboardStore,
   RedisLeaderboardStore,
-} from '@/modules/gamification/leaderboard.store';
-import { LeaderboardsService } from '@/modules/gamification/leaderboards.service';
+} from '@/modules/practice/gamification/leaderboard.store';
+import { LeaderboardsService } from '@/modules/practice/gamification/leaderboards.service';
 import { REDIS } from '@/core/redis/redis.module';
 import type Redis from 'ioredis';
 import type { SignedIn } from './support/auth';

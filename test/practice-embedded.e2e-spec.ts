@@ -1,11 +1,11 @@
 import type { Credential } from '@/core/auth/credential';
-import { EditorService } from '@/modules/editor/editor.service';
-import { FlashcardsService } from '@/modules/flashcards/flashcards.service';
-import { GamesService } from '@/modules/games/games.service';
-import { NotesService } from '@/modules/notes/notes.service';
-import { OrganizationsService } from '@/modules/organizations/organizations.service';
-import { ProgressService } from '@/modules/progress/progress.service';
-import { UsersService } from '@/modules/users/users.service';
+import { EditorService } from '@/modules/learning/editor/editor.service';
+import { FlashcardsService } from '@/modules/practice/flashcards/flashcards.service';
+import { GamesService } from '@/modules/practice/games/games.service';
+import { NotesService } from '@/modules/learning/notes/notes.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { ProgressService } from '@/modules/learning/progress/progress.service';
+import { UsersService } from '@/modules/identity/users/users.service';
 import { createTestApp, type TestApp } from './support/test-app';
 
 /**

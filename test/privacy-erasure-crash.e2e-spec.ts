@@ -7,10 +7,10 @@ import {
   eraserStep,
   STEP_FINISH,
   STEP_OWNERS,
-} from '@/modules/privacy/erasure.service';
-import { ERASE_ACCOUNT } from '@/modules/privacy/privacy-jobs.definitions';
+} from '@/modules/identity/privacy/erasure.service';
+import { ERASE_ACCOUNT } from '@/modules/identity/privacy/privacy-jobs.definitions';
 import { PersonalDataRegistry } from '@/core/privacy/personal-data';
-import { UsersService } from '@/modules/users/users.service';
+import { UsersService } from '@/modules/identity/users/users.service';
 import { HoldingErasersModule, holdState } from './support/holding-eraser';
 import { createTestApp, type TestApp } from './support/test-app';
 import { waitUntil } from './support/wait';

@@ -7,10 +7,10 @@ import {
   type PersonalDataHandler,
   PersonalDataRegistry,
 } from '@/core/privacy/personal-data';
-import { PrivacyExportsService } from '@/modules/privacy/privacy-exports.service';
+import { PrivacyExportsService } from '@/modules/identity/privacy/privacy-exports.service';
 import { SchedulerService } from '@/core/queue/scheduler.service';
-import { EXPIRE_EXPORTS } from '@/modules/privacy/privacy-jobs.definitions';
-import { PRIVACY_POLICY_VERSION, TERMS_VERSION } from '@/modules/users/users.service';
+import { EXPIRE_EXPORTS } from '@/modules/identity/privacy/privacy-jobs.definitions';
+import { PRIVACY_POLICY_VERSION, TERMS_VERSION } from '@/modules/identity/users/users.service';
 import { type SignedIn, stepUpByEmail } from './support/auth';
 import { binary, downloadExport, exportOf } from './support/privacy';
 import { addMember, adult, bearer, createOrganization, personalToken } from './support/tenancy';

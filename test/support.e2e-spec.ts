@@ -1,7 +1,7 @@
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import { CREATE_ACCOUNT, MESSAGE_ACCOUNT } from '@/modules/support/support.definitions';
-import { SupportService } from '@/modules/support/support.service';
-import { UsersRepository } from '@/modules/users/users.repository';
+import { CREATE_ACCOUNT, MESSAGE_ACCOUNT } from '@/modules/community/support/support.definitions';
+import { SupportService } from '@/modules/community/support/support.service';
+import { UsersRepository } from '@/modules/identity/users/users.repository';
 import { signIn, type SignedIn } from './support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from './support/tenancy';
 import { createTestApp, type TestApp } from './support/test-app';

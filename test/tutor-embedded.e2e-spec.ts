@@ -1,11 +1,11 @@
 import type { Credential } from '@/core/auth/credential';
-import { AiUsageService } from '@/modules/ai-usage/ai-usage.service';
-import { EditorService } from '@/modules/editor/editor.service';
-import { OrganizationsService } from '@/modules/organizations/organizations.service';
-import { ProgressService } from '@/modules/progress/progress.service';
-import { QuizProposalsService } from '@/modules/tutor/quiz-proposals.service';
-import { TutorService } from '@/modules/tutor/tutor.service';
-import { UsersService } from '@/modules/users/users.service';
+import { AiUsageService } from '@/modules/assistant/ai-usage/ai-usage.service';
+import { EditorService } from '@/modules/learning/editor/editor.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { ProgressService } from '@/modules/learning/progress/progress.service';
+import { QuizProposalsService } from '@/modules/assistant/tutor/quiz-proposals.service';
+import { TutorService } from '@/modules/assistant/tutor/tutor.service';
+import { UsersService } from '@/modules/identity/users/users.service';
 import { createTestApp, type TestApp } from './support/test-app';
 import { PYTHON_LESSONS } from './support/tutor-fixtures';
 import { waitUntil } from './support/wait';

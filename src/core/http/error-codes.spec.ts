@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject } from '@nestjs/swagger';
-import { AppModule } from '@/app.module';
+import { AppModule } from '@/apps/app.module';
 import { loadConfig } from '@/config/load-config';
 import { ERROR_CODES, errorCodesMarkdown } from './error-codes';
 import { ApiErrors } from './openapi';

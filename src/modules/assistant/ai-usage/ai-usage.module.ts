@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { AiUsageFigures } from '@/modules/organizations/ai-usage-figures.port';
-import { UsersModule } from '@/modules/users/users.module';
+import { AiUsageFigures } from '@/modules/tenancy/organizations/ai-usage-figures.port';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { AiUsageFiguresOfMetering } from './ai-usage-figures';
 import { AiUsageController } from './ai-usage.controller';
 import { AiUsagePersonalData } from './ai-usage.personal-data';

@@ -4,12 +4,12 @@ import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { JobsService } from '@/core/queue/jobs.service';
-import { AiUsageService } from '@/modules/ai-usage/ai-usage.service';
-import { CatalogService } from '@/modules/courses/catalog.service';
+import { AiUsageService } from '@/modules/assistant/ai-usage/ai-usage.service';
+import { CatalogService } from '@/modules/learning/courses/catalog.service';
 import { isUuid } from '@/core/http/uuid';
-import { LessonPassagesService } from '@/modules/courses/lesson-passages.service';
-import type { EditorLessonDto } from '@/modules/editor/dto/editor.dto';
-import { EditorService } from '@/modules/editor/editor.service';
+import { LessonPassagesService } from '@/modules/learning/courses/lesson-passages.service';
+import type { EditorLessonDto } from '@/modules/learning/editor/dto/editor.dto';
+import { EditorService } from '@/modules/learning/editor/editor.service';
 import {
   type AcceptQuizProposalDto,
   type CreateQuizProposalDto,

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import { AiUsageModule } from '@/modules/ai-usage/ai-usage.module';
-import { CoursesModule } from '@/modules/courses/courses.module';
-import { EditorModule } from '@/modules/editor/editor.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { AiUsageModule } from '@/modules/assistant/ai-usage/ai-usage.module';
+import { CoursesModule } from '@/modules/learning/courses/courses.module';
+import { EditorModule } from '@/modules/learning/editor/editor.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { AI_PROVIDER, type AiProvider, LOCAL_AI_PROVIDER } from './providers/ai-provider';
 import { LocalProvider } from './providers/local.provider';
 import { OpenAiCompatibleProvider } from './providers/openai-compatible.provider';

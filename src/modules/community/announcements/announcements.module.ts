@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { CohortsModule } from '@/modules/cohorts/cohorts.module';
-import { OrganizationsModule } from '@/modules/organizations/organizations.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
+import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { AdminAnnouncementsController } from './admin-announcements.controller';
 import { AnnouncementEmails } from './announcement-email';
 import { AnnouncementReaderService } from './announcement-reader.service';

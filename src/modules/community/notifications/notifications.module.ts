@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { UsersModule } from '@/modules/users/users.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { NotificationJobs } from './notification-jobs';
 import { NotificationPipeline } from './notification-pipeline';
 import { NotificationSubscribers } from './notification-subscribers';

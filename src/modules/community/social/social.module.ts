@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { MembersModule } from '@/modules/members/members.module';
-import { OrganizationsModule } from '@/modules/organizations/organizations.module';
+import { MembersModule } from '@/modules/tenancy/members/members.module';
+import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
 import { ActivitySubscriber } from './activity.subscriber';
 import { FeedController } from './feed.controller';
 import { FeedService } from './feed.service';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { UsersModule } from '@/modules/users/users.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { AdminSupportController, SupportController } from './support.controller';
 import { SupportJobs } from './support.jobs';
 import { SupportStaffMessagesPersonalData, SupportTicketsPersonalData } from './support.personal-data';

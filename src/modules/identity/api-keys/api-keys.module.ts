@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { UsersModule } from '@/modules/users/users.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { ApiKeysController } from './api-keys.controller';
 import { ApiKeysPersonalData } from './api-keys.personal-data';
 import { ApiKeysRepository } from './api-keys.repository';

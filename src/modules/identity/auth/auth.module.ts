@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { UsersModule } from '@/modules/users/users.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { AccountSecurityController } from './account-security.controller';
 import { AdminImpersonationController } from './admin-impersonation.controller';
 import {

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { UsersModule } from '@/modules/users/users.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { AvatarSanitizer } from './avatar-sanitizer';
 import { AvatarStyle } from './avatar-style';
 import { AvatarVisibility } from './avatar-visibility';

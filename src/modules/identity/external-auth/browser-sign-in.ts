@@ -2,9 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import type { ClientInfo } from '@/core/http/client-info';
 import type { CookieChange } from '@/core/http/cookies';
-import { SignInService } from '@/modules/auth/sign-in.service';
-import type { ChallengeContext } from '@/modules/auth/two-factor.service';
-import type { User } from '@/modules/users/users.types';
+import { SignInService } from '@/modules/identity/auth/sign-in.service';
+import type { ChallengeContext } from '@/modules/identity/auth/two-factor.service';
+import type { User } from '@/modules/identity/users/users.types';
 
 /** A browser-flow failure: the callback answers a redirect to `{WEB_URL}/login?error=<code>`, never a body. */
 export class BrowserFlowFailure extends Error {

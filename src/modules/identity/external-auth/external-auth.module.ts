@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
-import { AuthModule } from '@/modules/auth/auth.module';
-import { SignInProviders } from '@/modules/auth/sign-in-providers.port';
-import { UsersModule } from '@/modules/users/users.module';
+import { AuthModule } from '@/modules/identity/auth/auth.module';
+import { SignInProviders } from '@/modules/identity/auth/sign-in-providers.port';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { AccountLinker } from './account-linker';
 import { BrowserSignIn } from './browser-sign-in';
 import { ExternalAuthController } from './external-auth.controller';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { ClientInfo } from '@/core/http/client-info';
-import type { ChallengeContext } from '@/modules/auth/two-factor.service';
-import type { User } from '@/modules/users/users.types';
+import type { ChallengeContext } from '@/modules/identity/auth/two-factor.service';
+import type { User } from '@/modules/identity/users/users.types';
 import { AccountLinker } from './account-linker';
 import { type BrowserExit, BrowserSignIn } from './browser-sign-in';
 import type { ExternalIdentity } from './claims';

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
-import { ConnectedApplications } from '@/modules/users/connected-applications.port';
-import { UsersModule } from '@/modules/users/users.module';
+import { ConnectedApplications } from '@/modules/identity/users/connected-applications.port';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { AuthorizationService } from './authorization.service';
 import { ClientRegistrationService } from './client-registration.service';
 import { IntegrationsController } from './integrations.controller';

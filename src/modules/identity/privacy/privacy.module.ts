@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { GuardianConsentResolver } from '@/core/auth/tenancy';
-import { UsersModule } from '@/modules/users/users.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { ErasureService } from './erasure.service';
 import { GuardianConsentService } from './guardian-consent.service';
 import { PrivacyExportsService } from './privacy-exports.service';

@@ -1,8 +1,8 @@
 import { Global, Module } from '@nestjs/common';
-import { AuthModule } from '@/modules/auth/auth.module';
-import { SsoPolicy } from '@/modules/auth/sso-policy.port';
-import { ExternalAuthModule } from '@/modules/external-auth/external-auth.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { AuthModule } from '@/modules/identity/auth/auth.module';
+import { SsoPolicy } from '@/modules/identity/auth/sso-policy.port';
+import { ExternalAuthModule } from '@/modules/identity/external-auth/external-auth.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { DomainVerifier } from './domain-verifier';
 import { SsoAdminController } from './sso-admin.controller';
 import { SsoAdminService } from './sso-admin.service';

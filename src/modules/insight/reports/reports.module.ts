@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import { OrganizationsModule } from '@/modules/organizations/organizations.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { ReportJobs } from './reports.jobs';
 import { ReportsController } from './reports.controller';
 import { ReportsPersonalData } from './reports.personal-data';

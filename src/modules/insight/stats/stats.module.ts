@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { OrganizationsModule } from '@/modules/organizations/organizations.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { LearningActivitySubscriber } from './learning-activity.subscriber';
 import { OrganizationStatsController, StatsController } from './stats.controller';
 import { LearningActivityPersonalData } from './stats.personal-data';

@@ -4,8 +4,8 @@ import { isAdmin, type Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { ApiError } from '@/core/http/api-error';
 import { addDays, localDate, startOfLocalDate } from '@/core/time/local-time';
-import { OrganizationsService } from '@/modules/organizations/organizations.service';
-import { UsersService } from '@/modules/users/users.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { UsersService } from '@/modules/identity/users/users.service';
 import type { CourseStatsDto, MeStatsDto, OrganizationStatsDto, PeriodDto, PlatformStatsDto } from './dto/stats.dto';
 import { StatsRepository, toNumber as n } from './stats.repository';
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { CertificatesModule } from '@/modules/certificates/certificates.module';
-import { OrganizationsModule } from '@/modules/organizations/organizations.module';
+import { CertificatesModule } from '@/modules/learning/certificates/certificates.module';
+import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
 import { ObKey } from './ob-key';
 import { MyOpenBadgesController, PublicOpenBadgesController } from './open-badges.controller';
 import { OpenBadgesRepository } from './open-badges.repository';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { OrganizationsModule } from '@/modules/organizations/organizations.module';
+import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
 import { WebhookDispatch } from './webhook-dispatch';
 import { WebhookSender } from './webhook-sender';
 import { WebhooksController } from './webhooks.controller';

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { OrganizationsModule } from '@/modules/organizations/organizations.module';
+import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
 import { XapiController } from './xapi.controller';
 import { XapiRepository } from './xapi.repository';
 import { XapiService } from './xapi.service';

@@ -1,7 +1,7 @@
 import { type MiddlewareConsumer, Module, type NestModule, RequestMethod } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
-import { CohortsModule } from '@/modules/cohorts/cohorts.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { CertificateExportService } from './certificate-export.service';
 import { CertificatePdfService } from './certificate-pdf.service';
 import { CertificatesRepository } from './certificates.repository';

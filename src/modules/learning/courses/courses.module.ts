@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { MembersModule } from '@/modules/members/members.module';
+import { MembersModule } from '@/modules/tenancy/members/members.module';
 import { CatalogService } from './catalog.service';
 import { CoursesController } from './courses.controller';
 import { CourseRatingsPersonalData } from './courses.personal-data';

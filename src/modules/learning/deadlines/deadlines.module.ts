@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { CohortsModule } from '@/modules/cohorts/cohorts.module';
-import { OrganizationsModule } from '@/modules/organizations/organizations.module';
+import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
+import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
 import { CalendarFeedController, MyCalendarFeedController } from './calendar.controller';
 import { CalendarFeedService } from './calendar-feed.service';
 import { DeadlinesController } from './deadlines.controller';

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { CoursesModule } from '@/modules/courses/courses.module';
-import { ProgressModule } from '@/modules/progress/progress.module';
+import { CoursesModule } from '@/modules/learning/courses/courses.module';
+import { ProgressModule } from '@/modules/learning/progress/progress.module';
 import { EditorController } from './editor.controller';
 import { AuthoredCoursesPersonalData } from './editor.personal-data';
 import { EditorRepository } from './editor.repository';

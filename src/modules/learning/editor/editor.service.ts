@@ -8,8 +8,8 @@ import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError, type ErrorDetail } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { isForeignKeyViolation, isUniqueViolation } from '@/core/database/constraint-violation';
-import { CatalogService } from '@/modules/courses/catalog.service';
-import { ProgressService } from '@/modules/progress/progress.service';
+import { CatalogService } from '@/modules/learning/courses/catalog.service';
+import { ProgressService } from '@/modules/learning/progress/progress.service';
 import {
   type CreateCourseDto,
   CreateLessonDto,

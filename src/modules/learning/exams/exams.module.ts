@@ -1,9 +1,9 @@
 import { Global, Module } from '@nestjs/common';
-import { CompletionRequirements } from '@/modules/progress/completion-requirements.port';
-import { CohortsModule } from '@/modules/cohorts/cohorts.module';
-import { CoursesModule } from '@/modules/courses/courses.module';
-import { ProgressModule } from '@/modules/progress/progress.module';
-import { MembersModule } from '@/modules/members/members.module';
+import { CompletionRequirements } from '@/modules/learning/progress/completion-requirements.port';
+import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
+import { CoursesModule } from '@/modules/learning/courses/courses.module';
+import { ProgressModule } from '@/modules/learning/progress/progress.module';
+import { MembersModule } from '@/modules/tenancy/members/members.module';
 import { EditorExamsController } from './editor-exams.controller';
 import { ExamAccess } from './exam-access';
 import { ExamAuthoringService } from './exam-authoring.service';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { CoursesModule } from '@/modules/courses/courses.module';
-import { OrganizationsModule } from '@/modules/organizations/organizations.module';
-import { ProgressModule } from '@/modules/progress/progress.module';
+import { CoursesModule } from '@/modules/learning/courses/courses.module';
+import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
+import { ProgressModule } from '@/modules/learning/progress/progress.module';
 import { NotesController } from './notes.controller';
 import { NotesPersonalData } from './notes.personal-data';
 import { NotesRepository } from './notes.repository';

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
-import { CertificatesModule } from '@/modules/certificates/certificates.module';
-import { CohortsModule } from '@/modules/cohorts/cohorts.module';
-import { CoursesModule } from '@/modules/courses/courses.module';
-import { ProgressModule } from '@/modules/progress/progress.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { CertificatesModule } from '@/modules/learning/certificates/certificates.module';
+import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
+import { CoursesModule } from '@/modules/learning/courses/courses.module';
+import { ProgressModule } from '@/modules/learning/progress/progress.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { EditorPathsController } from './editor-paths.controller';
 import { PathsController } from './paths.controller';
 import {

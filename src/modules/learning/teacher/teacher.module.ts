@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { CohortsModule } from '@/modules/cohorts/cohorts.module';
-import { CoursesModule } from '@/modules/courses/courses.module';
-import { ProgressModule } from '@/modules/progress/progress.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
+import { CoursesModule } from '@/modules/learning/courses/courses.module';
+import { ProgressModule } from '@/modules/learning/progress/progress.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { TeacherController } from './teacher.controller';
 import { TeacherRepository } from './teacher.repository';
 import { TeacherService } from './teacher.service';

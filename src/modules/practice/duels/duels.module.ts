@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import { MembersModule } from '@/modules/members/members.module';
+import { MembersModule } from '@/modules/tenancy/members/members.module';
 import { DuelEngine, DuelTiming } from './duel-engine';
 import { DuelLiveStore } from './duel-live.store';
 import { DuelsController } from './duels.controller';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { CoursesModule } from '@/modules/courses/courses.module';
-import { ProgressModule } from '@/modules/progress/progress.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { CoursesModule } from '@/modules/learning/courses/courses.module';
+import { ProgressModule } from '@/modules/learning/progress/progress.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { EditorFlashcardsController } from './editor-flashcards.controller';
 import { FlashcardSettingsController } from './flashcard-settings.controller';
 import { FlashcardsController } from './flashcards.controller';

@@ -8,9 +8,9 @@ import { ApiError } from '@/core/http/api-error';
 import { type Page, type PageQueryDto, toPage } from '@/core/http/pagination';
 import { isUuid } from '@/core/http/uuid';
 import { DEFAULT_TIME_ZONE, localDate } from '@/core/time/local-time';
-import { CatalogService } from '@/modules/courses/catalog.service';
-import { ProgressService } from '@/modules/progress/progress.service';
-import { UsersService } from '@/modules/users/users.service';
+import { CatalogService } from '@/modules/learning/courses/catalog.service';
+import { ProgressService } from '@/modules/learning/progress/progress.service';
+import { UsersService } from '@/modules/identity/users/users.service';
 import { renderCardHtml } from './card-markdown';
 import type {
   CardDto,

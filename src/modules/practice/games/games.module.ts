@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { CoursesModule } from '@/modules/courses/courses.module';
-import { MembersModule } from '@/modules/members/members.module';
-import { OrganizationsModule } from '@/modules/organizations/organizations.module';
-import { ProgressModule } from '@/modules/progress/progress.module';
+import { CoursesModule } from '@/modules/learning/courses/courses.module';
+import { MembersModule } from '@/modules/tenancy/members/members.module';
+import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
+import { ProgressModule } from '@/modules/learning/progress/progress.module';
 import { GameJobs } from './game-jobs';
 import { GamesController } from './games.controller';
 import { GamesPersonalData } from './games.personal-data';

@@ -4,11 +4,11 @@ import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { Clock } from '@/core/clock/clock';
 import { EngagementDigest } from '@/core/ports/engagement-digest';
 import { REDIS } from '@/core/redis/redis.module';
-import { CohortsModule } from '@/modules/cohorts/cohorts.module';
-import { CoursesModule } from '@/modules/courses/courses.module';
-import { MembersModule } from '@/modules/members/members.module';
-import { ProfileGamification } from '@/modules/members/profile-gamification.port';
-import { UsersModule } from '@/modules/users/users.module';
+import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
+import { CoursesModule } from '@/modules/learning/courses/courses.module';
+import { MembersModule } from '@/modules/tenancy/members/members.module';
+import { ProfileGamification } from '@/modules/tenancy/members/profile-gamification.port';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { EngagementSubscriber } from './engagement.subscriber';
 import { LeaderboardStore, LedgerBoards, PostgresLeaderboardStore, RedisLeaderboardStore } from './leaderboard.store';
 import {

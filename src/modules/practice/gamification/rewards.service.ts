@@ -12,7 +12,7 @@ import {
   localDate,
   startOfLocalDate,
 } from '@/core/time/local-time';
-import { UsersService } from '@/modules/users/users.service';
+import { UsersService } from '@/modules/identity/users/users.service';
 import { MISSIONS, type MissionDef, SYSTEM_BADGES, TITLES } from './badges.catalog';
 import type {
   GamificationBadgeDto,

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { UsersModule } from '@/modules/users/users.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { CohortsController } from './cohorts.controller';
 import { CohortPlacesPersonalData } from './cohorts.personal-data';
 import { CohortsRepository } from './cohorts.repository';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { AuthModule } from '@/modules/auth/auth.module';
-import { CohortsModule } from '@/modules/cohorts/cohorts.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { AuthModule } from '@/modules/identity/auth/auth.module';
+import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { InvitationsController } from './invitations.controller';
 import { InvitationsPersonalData } from './invitations.personal-data';
 import { InvitationsRepository } from './invitations.repository';

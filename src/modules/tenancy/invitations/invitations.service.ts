@@ -16,14 +16,14 @@ import { type Page, toPage } from '@/core/http/pagination';
 import { maskEmail } from '@/core/mail/addresses';
 import { type Locale, resolveLocale } from '@/core/mail/mail-template';
 import { MailService } from '@/core/mail/mail.service';
-import { EmailCodeService } from '@/modules/auth/email-code.service';
-import { SignInService } from '@/modules/auth/sign-in.service';
-import { CohortsService } from '@/modules/cohorts/cohorts.service';
+import { EmailCodeService } from '@/modules/identity/auth/email-code.service';
+import { SignInService } from '@/modules/identity/auth/sign-in.service';
+import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
 
-import { OrganizationsService } from '@/modules/organizations/organizations.service';
-import type { Organization } from '@/modules/organizations/organizations.types';
-import type { User } from '@/modules/users/users.types';
-import { normalizeEmail, UsersService } from '@/modules/users/users.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import type { Organization } from '@/modules/tenancy/organizations/organizations.types';
+import type { User } from '@/modules/identity/users/users.types';
+import { normalizeEmail, UsersService } from '@/modules/identity/users/users.service';
 import type {
   AcceptInvitationDto,
   InvitationDto,

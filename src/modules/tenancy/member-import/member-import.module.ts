@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { CohortsModule } from '@/modules/cohorts/cohorts.module';
-import { InvitationsModule } from '@/modules/invitations/invitations.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
+import { InvitationsModule } from '@/modules/tenancy/invitations/invitations.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { MemberImportController } from './member-import.controller';
 import { ImportedRowsPersonalData, MemberImportsPersonalData } from './member-import.personal-data';
 import { MemberImportProcessor } from './member-import.processor';

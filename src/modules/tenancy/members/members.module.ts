@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
-import { ApiKeysModule } from '@/modules/api-keys/api-keys.module';
-import { OAuthModule } from '@/modules/oauth/oauth.module';
-import { CohortsModule } from '@/modules/cohorts/cohorts.module';
-import { UsersModule } from '@/modules/users/users.module';
+import { ApiKeysModule } from '@/modules/identity/api-keys/api-keys.module';
+import { OAuthModule } from '@/modules/identity/oauth/oauth.module';
+import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { MembersController } from './members.controller';
 import { MembersRepository } from './members.repository';
 import { MembersService } from './members.service';

@@ -1,7 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { TenancyResolver } from '@/core/auth/tenancy';
-import { UsersModule } from '@/modules/users/users.module';
+import { UsersModule } from '@/modules/identity/users/users.module';
 import { OrganizationEntity } from './entities/organization.entity';
 import { OrganizationsController } from './organizations.controller';
 import { CreatedOrganizationsPersonalData, MembershipsPersonalData } from './organizations.personal-data';

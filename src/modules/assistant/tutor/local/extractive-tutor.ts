@@ -1,4 +1,4 @@
-import type { Locale, ParsedTutorPrompt } from '@/modules/tutor/prompts/tutor-prompt';
+import type { Locale, ParsedTutorPrompt } from '@/modules/assistant/tutor/prompts/tutor-prompt';
 import { distinctWords, sentences, stripMarkdown, words } from './text';
 
 const HEADER: Record<Locale, string> = {

@@ -1,5 +1,5 @@
-import { quizProblems } from '@/modules/editor/quiz-rules';
-import { parseQuizMessages, quizMessages } from '@/modules/tutor/prompts/quiz-prompt';
+import { quizProblems } from '@/modules/learning/editor/quiz-rules';
+import { parseQuizMessages, quizMessages } from '@/modules/assistant/tutor/prompts/quiz-prompt';
 import { generateQuiz } from './quiz-generator';
 
 const LESSON = '7b1c2f10-3d1e-4c55-9a0e-0f6a5b0c9d21';

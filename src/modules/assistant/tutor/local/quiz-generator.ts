@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ParsedQuizPrompt, ProposalKind } from '@/modules/tutor/prompts/quiz-prompt';
-import type { Locale } from '@/modules/tutor/prompts/tutor-prompt';
+import type { ParsedQuizPrompt, ProposalKind } from '@/modules/assistant/tutor/prompts/quiz-prompt';
+import type { Locale } from '@/modules/assistant/tutor/prompts/tutor-prompt';
 import { fold, sentences, stripMarkdown } from './text';
 
 /** A proposed question in the shape the remote provider is asked for. */

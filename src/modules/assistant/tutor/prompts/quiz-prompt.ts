@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { ChatMessage } from '@/modules/tutor/providers/ai-provider';
+import type { ChatMessage } from '@/modules/assistant/tutor/providers/ai-provider';
 import type { Locale } from './tutor-prompt';
 
 export type ProposalKind = 'single' | 'multiple' | 'true_false';

@@ -1,7 +1,7 @@
-import { extractiveAnswer } from '@/modules/tutor/local/extractive-tutor';
-import { generateQuiz } from '@/modules/tutor/local/quiz-generator';
-import { parseQuizMessages } from '@/modules/tutor/prompts/quiz-prompt';
-import { parseTutorMessages } from '@/modules/tutor/prompts/tutor-prompt';
+import { extractiveAnswer } from '@/modules/assistant/tutor/local/extractive-tutor';
+import { generateQuiz } from '@/modules/assistant/tutor/local/quiz-generator';
+import { parseQuizMessages } from '@/modules/assistant/tutor/prompts/quiz-prompt';
+import { parseTutorMessages } from '@/modules/assistant/tutor/prompts/tutor-prompt';
 import {
   type AiProvider,
   AiProviderError,

@@ -1,4 +1,4 @@
-import { FakeOpenAi, hang, json, status, stream, streamThenHang } from '../../../../test/support/openai-server';
+import { FakeOpenAi, hang, json, status, stream, streamThenHang } from '../../../../../test/support/openai-server';
 import { AiProviderError, type ChatChunk, ClientGone } from './ai-provider';
 import { OpenAiCompatibleProvider, retryDelay } from './openai-compatible.provider';
 

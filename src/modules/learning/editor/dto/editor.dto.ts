@@ -20,9 +20,9 @@ import {
 } from 'class-validator';
 import { NOT_UUID_SHAPED } from '@/core/http/uuid';
 import { PageQueryDto } from '@/core/http/pagination';
-import { type Language, LANGUAGES, type Level, LEVELS } from '@/modules/courses/dto/course.dto';
-import { QUIZ_LIMITS } from '@/modules/editor/quiz-rules';
-import { SLUG_PATTERN } from '@/modules/editor/slug';
+import { type Language, LANGUAGES, type Level, LEVELS } from '@/modules/learning/courses/dto/course.dto';
+import { QUIZ_LIMITS } from '@/modules/learning/editor/quiz-rules';
+import { SLUG_PATTERN } from '@/modules/learning/editor/slug';
 
 export const VISIBILITIES = ['public', 'restricted'] as const;
 export const STATUSES = ['draft', 'published', 'unpublished'] as const;

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { PlatformRoles } from '@/core/auth/access.decorators';
-import { SeoRebuildDto } from '@/modules/editor/dto/editor.dto';
+import { SeoRebuildDto } from '@/modules/learning/editor/dto/editor.dto';
 import { SeoService } from './seo.service';
 
 @ApiTags('editor')

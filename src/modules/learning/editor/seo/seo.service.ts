@@ -3,8 +3,8 @@ import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import type { SeoRebuildDto } from '@/modules/editor/dto/editor.dto';
-import { EditorRepository } from '@/modules/editor/editor.repository';
+import type { SeoRebuildDto } from '@/modules/learning/editor/dto/editor.dto';
+import { EditorRepository } from '@/modules/learning/editor/editor.repository';
 import { renderCoursePage } from './seo-page';
 
 const BATCH = 200;

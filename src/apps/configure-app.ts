@@ -5,21 +5,21 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import cors from 'cors';
 import type { AppConfig } from '@/config/app-config';
 import { buildInfo } from '@/core/build-info';
-import { sendErrorEnvelope } from './error-envelope';
-import { resolveError } from './exception.filter';
+import { sendErrorEnvelope } from '@/core/http/error-envelope';
+import { resolveError } from '@/core/http/exception.filter';
 import { AppLogger } from '@/core/logging/logger';
 import { MetricsService } from '@/core/metrics/metrics.service';
 import { mountQueueDashboard } from '@/core/queue/queue-dashboard';
 import { RealtimeIoAdapter } from '@/core/realtime/realtime.adapter';
 import { Realtime } from '@/core/realtime/realtime.service';
 import { requestLogging } from '@/core/logging/request-logging';
-import { installHealthFastPath } from './health-fast-path';
-import { refuseNulCharacters } from './nul-characters';
-import { isOAuthProtocolPath, sendOAuthProtocolError } from './protocol-errors';
-import { rawBodyParser } from './raw-body';
-import { requestIdMiddleware, requestIdOf } from './request-id';
-import { securityHeaders } from './security-headers';
-import { buildOpenApiDocument } from './swagger';
+import { installHealthFastPath } from '@/core/http/health-fast-path';
+import { refuseNulCharacters } from '@/core/http/nul-characters';
+import { isOAuthProtocolPath, sendOAuthProtocolError } from '@/core/http/protocol-errors';
+import { rawBodyParser } from '@/core/http/raw-body';
+import { requestIdMiddleware, requestIdOf } from '@/core/http/request-id';
+import { securityHeaders } from '@/core/http/security-headers';
+import { buildOpenApiDocument } from '@/core/http/swagger';
 
 export const API_PREFIX = 'api/v1';
 /** Routes outside the `/api/v1` prefix. */

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { AppModule } from '@/app.module';
+import { AppModule } from '@/apps/app.module';
 import { loadDotEnv } from '@/config/dotenv';
 import { ConfigError, loadConfig } from '@/config/load-config';
-import { prepareApp } from '@/core/http/configure-app';
+import { prepareApp } from '@/apps/configure-app';
 import { AppLogger } from '@/core/logging/logger';
 
 async function bootstrap(): Promise<void> {

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { AppModule } from '@/app.module';
+import { AppModule } from '@/apps/app.module';
 import { loadDotEnv } from '@/config/dotenv';
 import { ConfigError, loadConfig } from '@/config/load-config';
 import { AppLogger } from '@/core/logging/logger';
