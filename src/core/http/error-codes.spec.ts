@@ -3,7 +3,10 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { OpenAPIObject } from '@nestjs/swagger';
 import { AppModule } from '@/apps/app.module';
 import { loadConfig } from '@/config/load-config';
-import { ERROR_CODES, errorCodesMarkdown } from './error-codes';
+import { errorCatalogsMarkdown } from './error-catalogs';
+import { ERROR_CODES } from './error-codes';
+import { BROWSER_FLOW_FAILURES, OAUTH_ERROR_CODES } from './side-channel-codes';
+import { REALTIME_ERROR_CODES } from '@/core/realtime/realtime-errors';
 import { ApiErrors } from './openapi';
 import { buildOpenApiDocument } from './swagger';
 
@@ -90,12 +93,24 @@ describe('error-code catalog against the OpenAPI description', () => {
   });
 
   it('the catalog is well formed: snake_case codes, an HTTP error status, a meaning; docs list every code', () => {
-    const markdown = errorCodesMarkdown();
+    const markdown = errorCatalogsMarkdown();
     for (const [code, e] of Object.entries(ERROR_CODES)) {
       expect({ code, shape: /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(code) }).toEqual({ code, shape: true });
       expect(e.status >= 400 && e.status < 600).toBe(true);
       expect(e.meaning.length).toBeGreaterThan(10);
       expect(markdown).toContain(`\`${code}\``);
+    }
+  });
+});
+
+describe('the catalogs of the channels without the envelope', () => {
+  it('lists every OAuth, browser-flow and realtime code in docs/error-codes.md, snake_case', () => {
+    const markdown = errorCatalogsMarkdown();
+    for (const catalog of [OAUTH_ERROR_CODES, BROWSER_FLOW_FAILURES, REALTIME_ERROR_CODES]) {
+      for (const code of Object.keys(catalog)) {
+        expect({ code, shape: /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/.test(code) }).toEqual({ code, shape: true });
+        expect(markdown).toContain(`| \`${code}\` |`);
+      }
     }
   });
 });

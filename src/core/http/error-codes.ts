@@ -155,21 +155,3 @@ export type CodeWithStatus<S extends number> = {
 export function isErrorCode(value: string): value is ErrorCode {
   return Object.prototype.hasOwnProperty.call(ERROR_CODES, value);
 }
-
-/** The catalog as docs/error-codes.md. */
-export function errorCodesMarkdown(): string {
-  const rows = (Object.entries(ERROR_CODES) as [ErrorCode, ErrorCodeEntry][])
-    .sort(([a, x], [b, y]) => x.status - y.status || a.localeCompare(b))
-    .map(([code, e]) => `| ${e.status} | \`${code}\` | ${e.meaning} |`);
-  return [
-    '# Error codes',
-    '',
-    'Generated from `src/core/http/error-codes.ts` (`npm run docs:generate`); the e2e suite fails when it drifts.',
-    'Every error body is `{error: {code, message, request_id, details?}}`; each code has exactly one status.',
-    '',
-    '| Status | Code | When |',
-    '|---|---|---|',
-    ...rows,
-    '',
-  ].join('\n');
-}

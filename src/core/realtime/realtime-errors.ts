@@ -1,5 +1,6 @@
 import { ApiError } from '@/core/http/api-error';
 import type { ErrorDetail } from '@/core/http/api-error';
+import type { ErrorCode } from '@/core/http/error-codes';
 
 /**
  * Codes the realtime channel itself answers with (acknowledgements `{ok: false, error: {code, message}}`, the
@@ -16,10 +17,20 @@ export const REALTIME_ERROR_CODES = {
   organization_suspended: 'The organization is suspended (handshake)',
   credential_read_only: 'A read-only credential on a namespace that takes writes (handshake)',
   guardian_consent_required: 'A minor without guardian consent (handshake)',
+  // The duels namespace (extensions-v2 8.3); the HTTP codes it answers with pass through.
+  already_queued: 'The person is already in the matchmaking queue',
+  duel_not_ready: 'The duel is not waiting for its players to be ready',
+  round_not_started: 'An answer for a round that has not started',
+  round_closed: 'An answer after the round closed',
+  already_answered: 'A second answer for the same round',
+  duel_not_active: 'A forfeit of a duel that is not ready or active',
 } as const;
 
+/** A code of the channel, or an HTTP code of the catalog passing through. */
+export type RealtimeErrorCode = keyof typeof REALTIME_ERROR_CODES | ErrorCode;
+
 export interface RealtimeErrorBody {
-  code: string;
+  code: RealtimeErrorCode;
   message: string;
   details?: ErrorDetail[];
 }
@@ -27,7 +38,7 @@ export interface RealtimeErrorBody {
 /** An error answered to a client event (or a refused handshake); `code` is the channel's, not an HTTP status. */
 export class RealtimeError extends Error {
   constructor(
-    readonly code: string,
+    readonly code: RealtimeErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
   ) {

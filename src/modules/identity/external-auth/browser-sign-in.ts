@@ -2,13 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import type { ClientInfo } from '@/core/http/client-info';
 import type { CookieChange } from '@/core/http/cookies';
+import type { BrowserFlowFailureCode } from '@/core/http/side-channel-codes';
 import { SignInService } from '@/modules/identity/auth/sign-in.service';
 import type { ChallengeContext } from '@/modules/identity/auth/two-factor.service';
 import type { User } from '@/modules/identity/users/users.types';
 
 /** A browser-flow failure: the callback answers a redirect to `{WEB_URL}/login?error=<code>`, never a body. */
 export class BrowserFlowFailure extends Error {
-  constructor(readonly code: string) {
+  constructor(readonly code: BrowserFlowFailureCode) {
     super(code);
     this.name = 'BrowserFlowFailure';
   }
@@ -35,7 +36,7 @@ export class BrowserSignIn {
     return { location, cookies: entered.cookies };
   }
 
-  loginError(code: string): string {
+  loginError(code: BrowserFlowFailureCode): string {
     return this.web(`/login?error=${encodeURIComponent(code)}`);
   }
 
@@ -49,7 +50,7 @@ export function queryParam(
   query: Record<string, unknown>,
   name: string,
   max: number,
-  failure: string,
+  failure: BrowserFlowFailureCode,
 ): string | undefined {
   const value = query[name];
   if (value === undefined) return undefined;

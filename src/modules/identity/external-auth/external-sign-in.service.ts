@@ -1,3 +1,4 @@
+import type { BrowserFlowFailureCode } from '@/core/http/side-channel-codes';
 import { Injectable } from '@nestjs/common';
 import type { ClientInfo } from '@/core/http/client-info';
 import type { ChallengeContext } from '@/modules/identity/auth/two-factor.service';
@@ -70,7 +71,7 @@ export class ExternalSignInService {
     return this.browser.enter(user, client, context);
   }
 
-  loginError(code: string): string {
+  loginError(code: BrowserFlowFailureCode): string {
     return this.browser.loginError(code);
   }
 

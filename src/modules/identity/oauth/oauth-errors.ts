@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { sendOAuthProtocolError } from '@/core/http/protocol-errors';
+import type { OAuthErrorCode } from '@/core/http/side-channel-codes';
 
 /**
  * An error of the OAuth protocol endpoints (token, registration, revocation), answered with the RFC 6749 /
@@ -7,7 +8,7 @@ import { sendOAuthProtocolError } from '@/core/http/protocol-errors';
  */
 export class OAuthError extends Error {
   constructor(
-    readonly error: string,
+    readonly error: OAuthErrorCode,
     readonly description: string,
     readonly status = 400,
   ) {

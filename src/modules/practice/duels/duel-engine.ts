@@ -5,7 +5,12 @@ import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { type RealtimeSocket, userRoom } from '@/core/realtime/realtime.service';
-import { RealtimeError, realtimeErrorBody, type RealtimeErrorBody } from '@/core/realtime/realtime-errors';
+import {
+  RealtimeError,
+  realtimeErrorBody,
+  type RealtimeErrorBody,
+  type RealtimeErrorCode,
+} from '@/core/realtime/realtime-errors';
 import {
   answerMs,
   answerWindow,
@@ -700,6 +705,6 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
   }
 }
 
-function fail(code: string, message: string): Outcome {
+function fail(code: RealtimeErrorCode, message: string): Outcome {
   return { error: { code, message } };
 }

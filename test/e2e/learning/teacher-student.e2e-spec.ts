@@ -1,0 +1,117 @@
+import { makeCourse, ONE_QUESTION_QUIZ, type MadeCourse } from '../../cross-tenant/learning.routes';
+import type { SignedIn } from '../../support/auth';
+import { addMember, adult, createOrganization } from '../../support/tenancy';
+import { createTestApp, type TestApp } from '../../support/test-app';
+import { waitUntil } from '../../support/wait';
+
+/** extensions-v2 16.4: a student's detail in a cohort, for its teachers and the organization's admins. */
+describe("teacher: a student's detail", () => {
+  let t: TestApp;
+  let owner: SignedIn;
+  let teacher: SignedIn;
+  let otherTeacher: SignedIn;
+  let student: SignedIn;
+  let outsider: SignedIn;
+  let ownerB: SignedIn;
+  let org: string;
+  let orgB: string;
+  let cohort: string;
+  let otherCohort: string;
+  let cohortB: string;
+  let course: MadeCourse;
+
+  const path = (c: string, u: string, o = org): string =>
+    `/api/v1/organizations/${o}/teacher/cohorts/${c}/students/${u}`;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    owner = await adult(t);
+    org = await createOrganization(t, owner, 'Detail Org');
+    const add = async (role: 'teacher' | 'student'): Promise<SignedIn> => {
+      const s = await adult(t);
+      await addMember(t, org, s.user.id, role);
+      return s;
+    };
+    teacher = await add('teacher');
+    otherTeacher = await add('teacher');
+    student = await add('student');
+    outsider = await add('student');
+    const cohorts = `/api/v1/organizations/${org}/cohorts`;
+    cohort = (await owner.agent.post(cohorts).send({ name: 'Detail' }).expect(201)).body.id;
+    otherCohort = (await owner.agent.post(cohorts).send({ name: 'Other' }).expect(201)).body.id;
+    for (const [c, s, role] of [
+      [cohort, student, 'student'],
+      [cohort, teacher, 'teacher'],
+      [otherCohort, otherTeacher, 'teacher'],
+      [otherCohort, outsider, 'student'],
+    ] as const) {
+      await owner.agent.post(`${cohorts}/${c}/members`).send({ user_id: s.user.id, role }).expect(201);
+    }
+    ownerB = await adult(t);
+    orgB = await createOrganization(t, ownerB, 'Other');
+    cohortB = (await ownerB.agent.post(`/api/v1/organizations/${orgB}/cohorts`).send({ name: 'B' }).expect(201)).body
+      .id;
+    course = await makeCourse(t, owner.user.id, {
+      title: 'Detail course',
+      lessons: [{ title: 'One' }, { title: 'Quiz', quiz: ONE_QUESTION_QUIZ }],
+    });
+    const base = `/api/v1/organizations/${org}/courses/${course.id}`;
+    await student.agent.post(`${base}/enroll`).expect(201);
+    await student.agent.post(`${base}/lessons/${course.lessons[0].id}/complete`).expect(200);
+    const q = course.lessons[1].quiz!.questions[0];
+    for (const right of [false, true]) {
+      await student.agent
+        .post(`${base}/lessons/${course.lessons[1].id}/quiz/submissions`)
+        .send({ answers: [{ question_id: q.id, option_ids: [q.options.find((o) => o.correct === right)!.id] }] })
+        .expect(201);
+    }
+    await waitUntil(
+      async () =>
+        (await t.db.query(`SELECT 1 FROM learning_activity_hourly WHERE user_id = $1`, [student.user.id])).length > 0,
+      { what: 'activity' },
+    );
+  });
+  afterAll(() => t.close());
+
+  it('the cohort teacher sees courses with quizzes, exams, activity and xp', async () => {
+    const res = await teacher.agent.get(path(cohort, student.user.id)).expect(200);
+    expect(res.body).toEqual({
+      student: { user_id: student.user.id, name: 'Test Person', email: student.email },
+      cohort: { id: cohort, name: 'Detail' },
+      courses: [
+        {
+          course_id: course.id,
+          title: 'Detail course',
+          status: 'active',
+          percent: 50,
+          lessons_completed: 1,
+          lessons_total: 2,
+          last_activity_at: expect.any(String),
+          quizzes: [
+            { lesson_id: course.lessons[1].id, lesson_title: 'Quiz', attempts: 2, best_score: 100, passed: true },
+          ],
+        },
+      ],
+      exams: [],
+      deadlines: [],
+      activity: {
+        last_active_on: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+        active_days_last_30: 1,
+        streak_current: 1,
+      },
+      xp: { total: 0, week: 0 },
+    });
+    await owner.agent.get(path(cohort, student.user.id)).expect(200);
+  });
+
+  it('403 for a teacher of another cohort and for a student; 404 outside the cohort or organization', async () => {
+    expect((await otherTeacher.agent.get(path(cohort, student.user.id))).status).toBe(403);
+    expect((await student.agent.get(path(cohort, student.user.id))).status).toBe(403);
+    expect((await teacher.agent.get(path(cohort, outsider.user.id))).status).toBe(404);
+    expect((await teacher.agent.get(path(cohort, teacher.user.id))).status).toBe(404);
+    expect((await owner.agent.get(path(cohortB, student.user.id))).status).toBe(404);
+    expect((await ownerB.agent.get(path(cohort, student.user.id))).status).toBe(404);
+    expect((await owner.agent.get(path('nope', student.user.id))).status).toBe(404);
+    expect((await owner.agent.get(path(cohort, 'nope'))).status).toBe(404);
+  });
+});
