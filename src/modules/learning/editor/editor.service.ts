@@ -1,3 +1,4 @@
+import { readAll } from '@/core/database/db';
 import { Injectable } from '@nestjs/common';
 import { AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
@@ -471,9 +472,9 @@ export class EditorService {
   }
 
   private async toDto(course: EditorCourseRow, tx?: Tx): Promise<EditorCourseDto> {
-    const [organizationIds, lessons] = await Promise.all([
-      this.editor.organizationIds(course.id, tx),
-      this.editor.lessons(course.id, tx),
+    const [organizationIds, lessons] = await readAll(tx, [
+      () => this.editor.organizationIds(course.id, tx),
+      () => this.editor.lessons(course.id, tx),
     ]);
     return {
       ...toSummary(course),

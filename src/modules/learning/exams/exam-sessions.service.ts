@@ -1,3 +1,4 @@
+import { readAll } from '@/core/database/db';
 import { randomInt } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { AuditService } from '@/core/audit/audit.service';
@@ -442,9 +443,9 @@ export class ExamSessionsService {
       const overdue = isOverdue(s.deadline_at, now);
       if (by === 'deadline' && !overdue) return false;
       const submittedBy = overdue ? 'deadline' : by;
-      const [questions, answers] = await Promise.all([
-        this.sessions.questionsOf(organizationId, [s.id], tx),
-        this.sessions.answersOf(organizationId, [s.id], tx),
+      const [questions, answers] = await readAll(tx, [
+        () => this.sessions.questionsOf(organizationId, [s.id], tx),
+        () => this.sessions.answersOf(organizationId, [s.id], tx),
       ]);
       const { score, passed } = gradeSession({ session: s, questions, answers });
       // A deadline close ends the session at its deadline, whenever the job, the schedule or a request got to it.

@@ -1,3 +1,4 @@
+import { readAll } from '@/core/database/db';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
@@ -274,10 +275,10 @@ export class ProgressService implements LearnerState {
     actorId: string | null,
     tx: Tx,
   ): Promise<void> {
-    const [done, total, exams] = await Promise.all([
-      this.progress.countCompleted(organizationId, userId, course.id, tx),
-      this.catalog.countLessons(course.id, tx),
-      this.examsOf(organizationId, userId, course.id, tx),
+    const [done, total, exams] = await readAll(tx, [
+      () => this.progress.countCompleted(organizationId, userId, course.id, tx),
+      () => this.catalog.countLessons(course.id, tx),
+      () => this.examsOf(organizationId, userId, course.id, tx),
     ]);
     if (total === 0 || done < total || exams.passed < exams.required) return;
     await this.progress.markCompleted(organizationId, userId, course.id, now, tx);

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Credential } from '@/core/auth/credential';
 import { Clock } from '@/core/clock/clock';
 import { ApiError } from '@/core/http/api-error';
 import { addDays, daysBetween, isoWeekBounds, isoWeekKey, localDate } from '@/core/time/local-time';
 import type { ActivityDto, ActivityQueryDto, GoalsDto, UpdateGoalsDto } from './dto/me.dto';
 import { LedgerRepository } from './ledger.repository';
+import { RewardsRepository } from './rewards.repository';
 import { StreaksRepository } from './streaks.repository';
 
 const MAX_ACTIVITY_DAYS = 366;
@@ -16,7 +16,7 @@ export class MeEngagementService {
   constructor(
     private readonly streaks: StreaksRepository,
     private readonly ledger: LedgerRepository,
-    private readonly dataSource: DataSource,
+    private readonly rewards: RewardsRepository,
     private readonly clock: Clock,
   ) {}
 
@@ -57,10 +57,7 @@ export class MeEngagementService {
     const today = localDate(now, zone);
     const week = isoWeekKey(now, zone);
     const weekStart = localDate(isoWeekBounds(week, zone).start, zone);
-    const [goal] = await this.dataSource.query<{ daily_xp: number | null; weekly_lessons: number | null }[]>(
-      `SELECT daily_xp, weekly_lessons FROM goals WHERE user_id = $1`,
-      [credential.userId],
-    );
+    const goal = await this.rewards.goal(credential.userId);
     const [day, weekSums] = await Promise.all([
       this.streaks.daySums(credential.userId, today, today, credential.organizationId),
       this.streaks.daySums(credential.userId, weekStart, addDays(weekStart, 6), credential.organizationId),
@@ -82,20 +79,13 @@ export class MeEngagementService {
   async setGoals(credential: Credential, dto: UpdateGoalsDto): Promise<GoalsDto> {
     const has = (k: keyof UpdateGoalsDto): boolean =>
       Object.prototype.hasOwnProperty.call(dto, k) && dto[k] !== undefined;
-    await this.dataSource.query(
-      `INSERT INTO goals (user_id, daily_xp, weekly_lessons, updated_at) VALUES ($1, $2, $3, $6)
-       ON CONFLICT (user_id) DO UPDATE SET
-         daily_xp = CASE WHEN $4 THEN EXCLUDED.daily_xp ELSE goals.daily_xp END,
-         weekly_lessons = CASE WHEN $5 THEN EXCLUDED.weekly_lessons ELSE goals.weekly_lessons END,
-         updated_at = EXCLUDED.updated_at`,
-      [
-        credential.userId,
-        dto.daily_xp ?? null,
-        dto.weekly_lessons ?? null,
-        has('daily_xp'),
-        has('weekly_lessons'),
-        this.clock.now(),
-      ],
+    await this.rewards.saveGoal(
+      credential.userId,
+      {
+        dailyXp: { set: has('daily_xp'), value: dto.daily_xp ?? null },
+        weeklyLessons: { set: has('weekly_lessons'), value: dto.weekly_lessons ?? null },
+      },
+      this.clock.now(),
     );
     return this.goals(credential);
   }

@@ -21,7 +21,18 @@ export interface MemberCounts {
   xp: number;
 }
 
-/** Badges, titles, mission claims and daily rewards of members (extensions-v2 5.2-5.5). */
+export interface GoalRow {
+  daily_xp: number | null;
+  weekly_lessons: number | null;
+}
+
+/** A goal change: each field is written only when `set` says the request carried it. */
+export interface GoalChange {
+  dailyXp: { set: boolean; value: number | null };
+  weeklyLessons: { set: boolean; value: number | null };
+}
+
+/** Badges, titles, mission claims, daily rewards and goals of members (extensions-v2 5.2-5.5, 5.7). */
 @Injectable()
 export class RewardsRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -130,5 +141,24 @@ export class RewardsRepository {
       [organizationId, userId, date, consecutive, amount, now],
     );
     return rows.length === 1;
+  }
+
+  async goal(userId: string): Promise<GoalRow | null> {
+    const [row] = await this.dataSource.query<GoalRow[]>(
+      `SELECT daily_xp, weekly_lessons FROM goals WHERE user_id = $1`,
+      [userId],
+    );
+    return row ?? null;
+  }
+
+  async saveGoal(userId: string, change: GoalChange, at: Date): Promise<void> {
+    await this.dataSource.query(
+      `INSERT INTO goals (user_id, daily_xp, weekly_lessons, updated_at) VALUES ($1, $2, $3, $6)
+       ON CONFLICT (user_id) DO UPDATE SET
+         daily_xp = CASE WHEN $4 THEN EXCLUDED.daily_xp ELSE goals.daily_xp END,
+         weekly_lessons = CASE WHEN $5 THEN EXCLUDED.weekly_lessons ELSE goals.weekly_lessons END,
+         updated_at = EXCLUDED.updated_at`,
+      [userId, change.dailyXp.value, change.weeklyLessons.value, change.dailyXp.set, change.weeklyLessons.set, at],
+    );
   }
 }
