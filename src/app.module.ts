@@ -46,6 +46,9 @@ import { DeadlinesModule } from '@/modules/deadlines/deadlines.module';
 import { XapiModule } from '@/modules/xapi/xapi.module';
 import { OpenBadgesModule } from '@/modules/open-badges/open-badges.module';
 import { WebhooksModule } from '@/modules/webhooks/webhooks.module';
+// A context folder (identity/passkeys): the boundary rule learns contexts with the layout change.
+// eslint-disable-next-line no-restricted-imports
+import { PasskeysModule } from '@/modules/identity/passkeys/passkeys.module';
 
 @Module({})
 export class AppModule {
@@ -58,6 +61,7 @@ export class AppModule {
         OperationsModule,
         UsersModule,
         AuthModule,
+        PasskeysModule,
         OrganizationsModule,
         ApiKeysModule,
         AvatarsModule,
