@@ -22,7 +22,7 @@ import { PasskeysService } from './passkeys.service';
 
 const OFF = ' With `PASSKEYS_ENABLED=false`: 404 `feature_disabled`.';
 
-@ApiTags('passkeys')
+@ApiTags('users')
 @Controller('me/passkeys')
 @UseGuards(PasskeysEnabledGuard)
 @BrowserSessionOnly()

@@ -23,6 +23,26 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
 const B64_MESSAGE = 'must be base64url';
 const TRANSPORTS = ['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'];
 
+/** `AuthenticationExtensionsClientInputsJSON`: this service asks only for `credProps`. */
+class ExtensionsInputJsonDto {
+  @ApiPropertyOptional({ description: 'Ask the client whether the credential is discoverable' })
+  credProps?: boolean;
+}
+
+class CredentialPropertiesJsonDto {
+  @ApiPropertyOptional({ description: 'The credential is discoverable (resident key)' })
+  rk?: boolean;
+}
+
+/**
+ * `AuthenticationExtensionsClientOutputsJSON`: the outputs of the extensions asked for; others a client adds are
+ * accepted and ignored.
+ */
+class ClientExtensionResultsJsonDto {
+  @ApiPropertyOptional({ type: CredentialPropertiesJsonDto })
+  credProps?: CredentialPropertiesJsonDto;
+}
+
 class RelyingPartyJsonDto {
   @ApiProperty({ example: 'Learning Platform' })
   name!: string;
@@ -98,8 +118,8 @@ export class PublicKeyCredentialCreationOptionsJsonDto {
   @ApiProperty({ enum: ['none'] })
   attestation!: 'none';
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  extensions?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: ExtensionsInputJsonDto })
+  extensions?: ExtensionsInputJsonDto;
 
   @ApiPropertyOptional({ type: [String] })
   hints?: string[];
@@ -125,8 +145,8 @@ export class PublicKeyCredentialRequestOptionsJsonDto {
   @ApiProperty({ enum: ['required', 'preferred'] })
   userVerification!: 'required' | 'preferred';
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true })
-  extensions?: Record<string, unknown>;
+  @ApiPropertyOptional({ type: ExtensionsInputJsonDto })
+  extensions?: ExtensionsInputJsonDto;
 
   @ApiPropertyOptional({ type: [String] })
   hints?: string[];
@@ -222,7 +242,7 @@ abstract class CredentialJsonDto {
   @IsIn(['platform', 'cross-platform'])
   authenticatorAttachment?: 'platform' | 'cross-platform';
 
-  @ApiProperty({ type: 'object', additionalProperties: true, description: 'Client extension outputs' })
+  @ApiProperty({ type: ClientExtensionResultsJsonDto, description: 'Client extension outputs' })
   @IsObject()
   clientExtensionResults!: Record<string, unknown>;
 }
