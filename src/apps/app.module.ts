@@ -46,6 +46,7 @@ import { DeadlinesModule } from '@/modules/learning/deadlines/deadlines.module';
 import { XapiModule } from '@/modules/integrations/xapi/xapi.module';
 import { OpenBadgesModule } from '@/modules/integrations/open-badges/open-badges.module';
 import { WebhooksModule } from '@/modules/integrations/webhooks/webhooks.module';
+import { PasskeysModule } from '@/modules/identity/passkeys/passkeys.module';
 
 @Module({})
 export class AppModule {
@@ -58,6 +59,7 @@ export class AppModule {
         OperationsModule,
         UsersModule,
         AuthModule,
+        PasskeysModule,
         OrganizationsModule,
         ApiKeysModule,
         AvatarsModule,

@@ -204,6 +204,30 @@ export class EnvSettings {
   @IsBoolean()
   SSO_ENABLED?: boolean;
 
+  /** Passkeys (WebAuthn) are offered; false answers 404 `feature_disabled` on their routes. */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  PASSKEYS_ENABLED?: boolean;
+
+  /** The WebAuthn relying party id (default: the host of WEB_URL); a registrable suffix of every origin. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/, { message: 'must be a host name' })
+  WEBAUTHN_RP_ID?: string;
+
+  /** The relying party name authenticators show (default "Learning Platform"). */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  WEBAUTHN_RP_NAME?: string;
+
+  /** More origins passkeys may be used from, besides the origin of WEB_URL (comma-separated). */
+  @IsOptional()
+  @Transform(toList)
+  @IsUrl(URL_OPTS, { each: true })
+  WEBAUTHN_ORIGINS?: string[];
+
   /** `host:port` of the DNS server used for domain verification (default: the system resolver). */
   @IsOptional()
   @Transform(emptyToUndefined)
@@ -393,6 +417,13 @@ export interface AppConfig {
     } | null;
   };
   readonly sso: { readonly enabled: boolean; readonly dnsResolver: string | null };
+  /** Passkeys (extensions-v3 3): the relying party and the origins its answers may come from. */
+  readonly passkeys: {
+    readonly enabled: boolean;
+    readonly rpId: string;
+    readonly rpName: string;
+    readonly origins: readonly string[];
+  };
   readonly push: {
     /** Web push keys; null: web push is off (404 `push_disabled`). */
     readonly vapid: { readonly publicKey: string; readonly privateKey: string; readonly subject: string } | null;

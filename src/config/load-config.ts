@@ -139,6 +139,14 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
           : null,
     },
     sso: { enabled: settings.SSO_ENABLED ?? true, dnsResolver: settings.DNS_RESOLVER ?? null },
+    passkeys: {
+      enabled: settings.PASSKEYS_ENABLED ?? true,
+      rpId: settings.WEBAUTHN_RP_ID ?? new URL(webUrl).hostname,
+      rpName: settings.WEBAUTHN_RP_NAME ?? 'Learning Platform',
+      origins: [
+        ...new Set([new URL(webUrl).origin, ...(settings.WEBAUTHN_ORIGINS ?? []).map((o) => new URL(o).origin)]),
+      ],
+    },
     push: { vapid: vapidSettings(settings), fcm: fcmSettings(settings) },
     emailWebhookSecrets: settings.EMAIL_WEBHOOK_SECRET ?? [],
     ai: {

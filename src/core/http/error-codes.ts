@@ -58,6 +58,20 @@ export const ERROR_CODES = {
   adult_declaration_required: entry(422, 'Onboarding without `adult_confirmed: true`'),
   oauth_not_configured: entry(503, 'The external sign-in provider has no credentials on this deployment'),
 
+  // Passkeys (extensions-v3 3).
+  passkey_invalid: entry(
+    401,
+    'The passkey answer is not valid (unknown, disabled, wrong signature or a cloned counter)',
+  ),
+  challenge_expired: entry(401, 'The passkey challenge is missing, already used or older than 5 minutes'),
+  account_suspended: entry(403, 'The account is suspended (or erased) and cannot sign in'),
+  passkey_exists: entry(409, 'This passkey is already registered'),
+  passkey_limit_reached: entry(409, 'The person already has 10 passkeys'),
+  passkey_verification_failed: entry(
+    422,
+    'The registration answer failed verification (origin, RP ID, challenge, format)',
+  ),
+
   // Tenancy.
   member_limit_reached: entry(409, 'The plan’s member limit is reached'),
   last_owner: entry(409, 'The change would leave the organization without an owner'),

@@ -67,9 +67,17 @@ describe('access rules and protocol errors', () => {
           { method: 'get', path: '/api/v1/me/calendar-feed' },
           { method: 'post', path: '/api/v1/me/calendar-feed' },
           { method: 'delete', path: '/api/v1/me/calendar-feed' },
+          // Passkeys (extensions-v3 3): the "session" rows and the passkey step-up.
+          { method: 'post', path: '/api/v1/me/passkeys/registration-options' },
+          { method: 'get', path: '/api/v1/me/passkeys' },
+          { method: 'post', path: '/api/v1/me/passkeys' },
+          { method: 'patch', path: '/api/v1/me/passkeys/{passkey_id}' },
+          { method: 'delete', path: '/api/v1/me/passkeys/{passkey_id}' },
+          { method: 'post', path: '/api/v1/auth/step-up/passkey/options' },
+          { method: 'post', path: '/api/v1/auth/step-up/passkey/verify' },
         ]),
       );
-      expect(marked('x-session-only', 'forbidden')).toHaveLength(18);
+      expect(marked('x-session-only', 'forbidden')).toHaveLength(25);
       expect(marked('x-session-only', 'unauthorized')).toEqual([{ method: 'get', path: '/api/v1/auth/me' }]);
     });
 
@@ -151,6 +159,9 @@ describe('access rules and protocol errors', () => {
         { method: 'delete', path: '/api/v1/me/api-keys/{id}' },
         { method: 'post', path: '/api/v1/me/email-change' },
         { method: 'post', path: '/api/v1/me/email-change/verify' },
+        { method: 'post', path: '/api/v1/me/passkeys' },
+        { method: 'delete', path: '/api/v1/me/passkeys/{passkey_id}' },
+        { method: 'post', path: '/api/v1/me/passkeys/registration-options' },
         { method: 'post', path: '/api/v1/me/two-factor/disable' },
         { method: 'post', path: '/api/v1/me/two-factor/enable' },
         { method: 'post', path: '/api/v1/me/two-factor/recovery-codes' },

@@ -68,6 +68,8 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
            OR (purpose = 'invitation' AND subject = ANY($4::text[]))) AS email_codes,
         (SELECT count(*)::int FROM auth_challenges WHERE user_id = $1) AS auth_challenges,
         (SELECT count(*)::int FROM recovery_codes WHERE user_id = $1) AS recovery_codes,
+        (SELECT count(*)::int FROM passkeys WHERE user_id = $1) AS passkeys,
+        (SELECT count(*)::int FROM passkey_challenges WHERE user_id = $1) AS passkey_challenges,
         (SELECT count(*)::int FROM consents WHERE user_id = $1) AS consents,
         (SELECT count(*)::int FROM api_keys WHERE user_id = $1) AS api_keys,
         (SELECT count(*)::int FROM external_identities WHERE user_id = $1) AS external_identities,
@@ -351,6 +353,16 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
     await t.db.query(
       `INSERT INTO auth_challenges (user_id, kind, token_hash, expires_at) VALUES ($1, 'two_factor', $2, now() + interval '5 minutes')`,
       [id, `challenge-hash-${id}`],
+    );
+    await t.db.query(
+      `INSERT INTO passkeys (user_id, credential_id, public_key, name, device_type, backed_up, transports, created_at)
+       VALUES ($1, $2, $3, 'Laptop', 'multi_device', true, '{internal}', now())`,
+      [id, `credential-${id}`, Buffer.from(`public-key-${id}`)],
+    );
+    await t.db.query(
+      `INSERT INTO passkey_challenges (purpose, challenge, user_id, binding, created_at, expires_at)
+       VALUES ('registration', $2, $1, NULL, now(), now() + interval '5 minutes')`,
+      [id, `passkey-challenge-${id}`],
     );
     await t.db.query(
       `INSERT INTO external_identities (user_id, issuer, subject, provider) VALUES ($1, 'https://accounts.google.com', $2, 'google')`,
@@ -754,6 +766,9 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
            UNION ALL SELECT nonce FROM sign_in_states WHERE created_by = $1
            UNION ALL SELECT client_secret_encrypted FROM sso_connections WHERE created_by = $1
            UNION ALL SELECT two_factor_secret FROM users WHERE id = $1
+           UNION ALL SELECT credential_id FROM passkeys WHERE user_id = $1
+           UNION ALL SELECT encode(public_key, 'escape') FROM passkeys WHERE user_id = $1
+           UNION ALL SELECT challenge FROM passkey_challenges WHERE user_id = $1
            UNION ALL SELECT ip_fingerprint FROM sessions WHERE user_id = $1 AND ip_fingerprint IS NOT NULL`,
           [a.id, idsA.sessions, a.email, idsA.grants],
         )

@@ -110,6 +110,10 @@ describe('minors', () => {
           'delete /api/v1/me/sessions/{session_id} always',
           'post /api/v1/me/sessions/revoke-others always',
           'put /api/v1/me/onboarding always',
+          // Passkeys (extensions-v3 3): the person's own sign-in factors.
+          'post /api/v1/me/passkeys always',
+          'patch /api/v1/me/passkeys/{passkey_id} always',
+          'delete /api/v1/me/passkeys/{passkey_id} always',
           'post /api/v1/organizations/{org_id}/courses/{course_id}/enroll with_consent',
           'post /api/v1/organizations/{org_id}/courses/{course_id}/lessons/{lesson_id}/complete with_consent',
           'post /api/v1/organizations/{org_id}/courses/{course_id}/lessons/{lesson_id}/quiz/submissions with_consent',

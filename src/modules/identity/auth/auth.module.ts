@@ -45,6 +45,14 @@ import { TwoFactorService } from './two-factor.service';
     SessionsPersonalData,
     RecoveryCodesPersonalData,
   ],
-  exports: [EmailCodeService, SessionService, SignInService, TwoFactorService, CredentialView, SignInMethods],
+  exports: [
+    EmailCodeService,
+    SessionService,
+    SignInService,
+    StepUpService,
+    TwoFactorService,
+    CredentialView,
+    SignInMethods,
+  ],
 })
 export class AuthModule {}

@@ -93,13 +93,29 @@ export class SignInService {
     return entered;
   }
 
-  /** Completes a two-factor sign-in with the `svc_2fa` challenge token and a second factor. */
+  /**
+   * Opens a session for a person who proved both factors at once (a passkey with user verification): no two-factor
+   * challenge follows. The caller has checked the SSO and account rules.
+   */
+  async enterVerified(user: User, client: ClientInfo): Promise<SignedIn> {
+    const synced = await this.users.syncPlatformRoles(user);
+    const { cookies } = await this.sessions.open(synced, client);
+    return { user: synced, cookies };
+  }
+
+  /**
+   * Completes a two-factor sign-in with the `svc_2fa` challenge token and a second factor: a TOTP or recovery
+   * code, or a check that proves another factor (a passkey) and throws its own error when it fails.
+   */
   async completeTwoFactor(
     challengeToken: string | undefined,
-    code: string,
+    proof: string | ((user: User, challengeId: string) => Promise<void>),
     client: ClientInfo,
   ): Promise<SignedIn & { context: ChallengeContext }> {
-    const completed = await this.twoFactor.completeChallenge(challengeToken, code);
+    const completed =
+      typeof proof === 'string'
+        ? await this.twoFactor.completeChallenge(challengeToken, proof)
+        : await this.twoFactor.completeChallengeWith(challengeToken, proof);
     const { user, context } = completed;
     const opened = await this.sessions.open(user, client);
     const cookies = [...completed.cookies, ...opened.cookies];

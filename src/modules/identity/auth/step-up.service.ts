@@ -62,7 +62,15 @@ export class StepUpService {
         ? ApiError.badRequest('invalid_totp', 'The code is not valid.')
         : ApiError.badRequest('invalid_otp', 'The code is not valid or has expired.');
     }
-    const { token } = this.tokens.sign('step_up', { sid: sessionId }, STEP_UP_TTL_SECONDS);
+    return this.grant(credential);
+  }
+
+  /**
+   * The `svc_step_up` cookie for this session, once the person is confirmed by a method checked elsewhere (a
+   * passkey): the same cookie and lifetime as the other methods.
+   */
+  grant(credential: Credential): CookieChange[] {
+    const { token } = this.tokens.sign('step_up', { sid: this.sessionOf(credential) }, STEP_UP_TTL_SECONDS);
     return [setCookie(COOKIE.stepUp, token, STEP_UP_TTL_SECONDS)];
   }
 

@@ -191,29 +191,60 @@ export class TwoFactorService {
     token: string | undefined,
     code: string,
   ): Promise<{ user: User; context: ChallengeContext; cookies: CookieChange[] }> {
+    return this.completeChallengeWith(token, async (user) => {
+      if (await this.checkSecondFactor(user, code)) return;
+      await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, user.email);
+      throw ApiError.badRequest('invalid_totp', 'The code is not valid.');
+    });
+  }
+
+  /**
+   * The live challenge named by the `svc_2fa` cookie's `token` and its person; 401 (clearing the cookie) when it is
+   * missing, expired, used or out of attempts. Other second factors (passkeys) bind their own proof to its id.
+   */
+  async pendingChallenge(token: string | undefined): Promise<{ challengeId: string; user: User }> {
+    const challenge = await this.liveChallenge(token);
+    return { challengeId: challenge.id, user: await this.users.getById(challenge.user_id) };
+  }
+
+  /**
+   * Completes the challenge with a second factor `check` proves (it throws its own error when the proof fails;
+   * the failure counts as an attempt). TOTP and recovery codes go through `completeChallenge`.
+   */
+  async completeChallengeWith(
+    token: string | undefined,
+    check: (user: User, challengeId: string) => Promise<void>,
+  ): Promise<{ user: User; context: ChallengeContext; cookies: CookieChange[] }> {
+    const challenge = await this.liveChallenge(token);
+    const user = await this.users.getById(challenge.user_id);
+    try {
+      await check(user, challenge.id);
+    } catch (error) {
+      await this.repository.countChallengeAttempt(challenge.id);
+      throw error;
+    }
+    if (!(await this.repository.useChallenge(challenge.id, this.clock.now()))) {
+      throw ApiError.unauthorized('The two-factor challenge was already used. Sign in again.').withCookies([
+        clearCookie(COOKIE.twoFactor),
+      ]);
+    }
+    return { user, context: challenge.context, cookies: [clearCookie(COOKIE.twoFactor)] };
+  }
+
+  private async liveChallenge(token: string | undefined) {
     const now = this.clock.now();
     const challenge = token ? await this.repository.findChallenge(this.crypto.sha256(token)) : null;
-    const cleared = [clearCookie(COOKIE.twoFactor)];
     if (
       !challenge ||
       challenge.used_at ||
       challenge.expires_at.getTime() <= now.getTime() ||
       challenge.attempts >= CHALLENGE_MAX_ATTEMPTS
     ) {
-      throw ApiError.unauthorized('The two-factor challenge is missing or has expired. Sign in again.').withCookies(
-        cleared,
-      );
+      throw ApiError.unauthorized('The two-factor challenge is missing or has expired. Sign in again.').withCookies([
+        clearCookie(COOKIE.twoFactor),
+      ]);
     }
-    const user = await this.users.getById(challenge.user_id);
-    if (!(await this.checkSecondFactor(user, code))) {
-      await this.repository.countChallengeAttempt(challenge.id);
-      await this.limits.consume(FAILED_ATTEMPTS_ACCOUNT, user.email);
-      throw ApiError.badRequest('invalid_totp', 'The code is not valid.');
-    }
-    if (!(await this.repository.useChallenge(challenge.id, now))) {
-      throw ApiError.unauthorized('The two-factor challenge was already used. Sign in again.').withCookies(cleared);
-    }
-    return { user, context: challenge.context, cookies: cleared };
+    return challenge;
   }
 
   private async replaceRecoveryCodes(userId: string, tx: Tx): Promise<string[]> {
