@@ -354,6 +354,26 @@ describe('security rules of the learning areas (extensions-v3 6.1-6.6)', () => {
       // Other settings stay open, and an unchanged scheduler is not a change.
       await s.agent.put(settings).send({ new_cards_per_day: 7, scheduler: 'sm2' }).expect(200);
     });
+    it('a review while the rescheduling job has not reached its card replays that card’s log first', async () => {
+      const { s, cards } = await studying(1);
+      const review = `/api/v1/organizations/${org}/flashcards/cards/${cards[0]}/reviews`;
+      for (const grade of [5, 4, 2]) await s.agent.post(review).send({ grade }).expect(201);
+      // A change to FSRS whose job has not run yet: the stored state is still SM-2's.
+      await t.db.query(
+        `INSERT INTO flashcard_settings (user_id, scheduler, desired_retention, new_cards_per_day, updated_at,
+           rescheduling, reschedule_generation)
+         VALUES ($1, 'fsrs', 0.9, 20, now(), true, 99)`,
+        [s.user.id],
+      );
+      const res = await s.agent.post(review).send({ grade: 4 }).expect(201);
+      expect(res.body).toMatchObject({ scheduler: 'fsrs', state: { reviews: 4 } });
+      const [state] = await t.db.query<{ reps: number }[]>(
+        `SELECT (fsrs ->> 'reps')::int AS reps FROM flashcard_states WHERE user_id = $1`,
+        [s.user.id],
+      );
+      // FSRS saw the three earlier reviews too, not a new card.
+      expect(state.reps).toBe(4);
+    });
   });
 
   describe('6.6 games', () => {
