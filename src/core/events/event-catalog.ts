@@ -203,6 +203,8 @@ export const DOMAIN_EVENTS = {
       opponent_id: 'uuid',
       winner_id: 'uuid?',
       reason: oneOf(['completed', 'forfeit', 'disconnect']),
+      /** Rounds that had started when it ended (0..5): a forfeit before the second awards no XP. */
+      rounds_started: 'integer',
     },
   }),
   'duel.challenged': event({

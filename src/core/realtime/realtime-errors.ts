@@ -17,13 +17,14 @@ export const REALTIME_ERROR_CODES = {
   organization_suspended: 'The organization is suspended (handshake)',
   credential_read_only: 'A read-only credential on a namespace that takes writes (handshake)',
   guardian_consent_required: 'A minor without guardian consent (handshake)',
-  // The duels namespace (extensions-v2 8.3); the HTTP codes it answers with pass through.
-  already_queued: 'The person is already in the matchmaking queue',
-  duel_not_ready: 'The duel is not waiting for its players to be ready',
-  round_not_started: 'An answer for a round that has not started',
-  round_closed: 'An answer after the round closed',
-  already_answered: 'A second answer for the same round',
-  duel_not_active: 'A forfeit of a duel that is not ready or active',
+  // The duels namespace (extensions-v2 8.3, extensions-v3 6.4); the HTTP codes it answers with pass through.
+  already_queued: 'queue:join while already in a matchmaking queue',
+  rate_limited: 'queue:join past 10 per minute per person, every socket together (extensions-v3 6.4)',
+  duel_not_ready: 'duel:ready on a duel that is not waiting for its players (or expired)',
+  round_not_started: 'duel:answer before the round started',
+  round_closed: 'duel:answer after the round closed, or on a duel not being played',
+  already_answered: 'duel:answer a second time in a round',
+  duel_not_active: 'duel:forfeit on a duel not being played',
 } as const;
 
 /** A code of the channel, or an HTTP code of the catalog passing through. */

@@ -209,6 +209,7 @@ describe('Duels (extensions-v2 8)', () => {
             opponent_id: bob.user.id,
             winner_id: ann.user.id,
             reason: 'completed',
+            rounds_started: 5,
           },
         },
       ]);
@@ -413,6 +414,7 @@ describe('Duels (extensions-v2 8)', () => {
         error: { code: 'validation_error' },
       });
       const resultA = nextEvent<Json>(a.socket, 'duel:round_result', 10_000);
+      const round2 = nextEvent<Json>(a.socket, 'duel:round', 10_000);
       const opponentAnswered = nextEvent<Json>(b.socket, 'duel:opponent_answered');
       expect((await answer(a, duelId, { ...round1, server_now: new Date().toISOString() }, true)).ok).toBe(true);
       expect(await opponentAnswered).toEqual({ duel_id: duelId, round: 1 });
@@ -433,7 +435,8 @@ describe('Duels (extensions-v2 8)', () => {
       });
       const state = await call<Json>(b.socket, 'duel:state', { duel_id: duelId });
       expect(state).toMatchObject({ ok: true, state: { duel: { id: duelId, status: 'active' }, scores: { you: 0 } } });
-      // Forfeit: the other wins.
+      // Forfeit once the second round started (before it, no XP: extensions-v3 6.3): the other wins.
+      expect((await round2).round).toBe(2);
       const finA = nextEvent<Json>(a.socket, 'duel:finished');
       const finB = nextEvent<Json>(b.socket, 'duel:finished');
       expect(await call(b.socket, 'duel:forfeit', { duel_id: duelId })).toEqual({ ok: true });

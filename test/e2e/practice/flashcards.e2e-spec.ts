@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { signIn, type SignedIn } from '../../support/auth';
 import { advance, enroll, member } from '../../support/exams';
 import { adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
+import { waitUntil } from '../../support/wait';
 import { createTestApp, type TestApp } from '../../support/test-app';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 
@@ -23,6 +24,11 @@ describe('flashcards', () => {
 
   const ed = (courseId: string): string => `/api/v1/editor/courses/${courseId}/flashcards`;
   const org = (): string => `/api/v1/organizations/${orgId}/flashcards`;
+  /** Waits for the background rescheduling after a change of scheduler (extensions-v3 6.5). */
+  const rescheduled = (s: SignedIn): Promise<unknown> =>
+    waitUntil(async () => !(await s.agent.get('/api/v1/me/flashcards/settings').expect(200)).body.rescheduling, {
+      what: 'the rescheduling job',
+    });
 
   async function editorCard(courseId: string, body: object): Promise<{ id: string; deck_id: string }> {
     const res = await editor.agent.post(ed(courseId)).send(body).expect(201);
@@ -205,7 +211,12 @@ describe('flashcards', () => {
     it('settings are personal: a bearer token of the person reads them', async () => {
       const token = await personalToken(t, learner, orgId, 'read');
       const res = await bearer(t, token).get('/api/v1/me/flashcards/settings').expect(200);
-      expect(res.body).toEqual({ scheduler: 'sm2', desired_retention: 0.9, new_cards_per_day: 20 });
+      expect(res.body).toEqual({
+        scheduler: 'sm2',
+        desired_retention: 0.9,
+        new_cards_per_day: 20,
+        rescheduling: false,
+      });
       const write = await bearer(t, token).put('/api/v1/me/flashcards/settings').send({ new_cards_per_day: 5 });
       expect([write.status, write.body.error.code]).toEqual([403, 'credential_read_only']);
     });
@@ -453,6 +464,7 @@ describe('flashcards', () => {
         scheduler: 'sm2',
         desired_retention: 0.9,
         new_cards_per_day: 20,
+        rescheduling: false,
       });
       for (const body of [
         { desired_retention: 0.69 },
@@ -473,6 +485,7 @@ describe('flashcards', () => {
         scheduler: 'sm2',
         desired_retention: 0.97,
         new_cards_per_day: 200,
+        rescheduling: false,
         rescheduled_cards: 0,
       });
 
@@ -484,8 +497,10 @@ describe('flashcards', () => {
         scheduler: 'fsrs',
         desired_retention: 0.9,
         new_cards_per_day: 2,
+        rescheduling: true,
         rescheduled_cards: 2,
       });
+      await rescheduled(person);
       const cardsNow = await person.agent.get(`${org()}/decks/${deckId}/cards`).expect(200);
       const first = cardsNow.body.items.find((c: { id: string }) => c.id === cards[0]).state;
       expect(first).toMatchObject({ scheduler: 'fsrs', reviews: 9, lapses: 3, sm2: null });
@@ -508,12 +523,14 @@ describe('flashcards', () => {
         .send({ desired_retention: 0.95 })
         .expect(200);
       expect(stricter.body.rescheduled_cards).toBe(2);
+      await rescheduled(person);
       const same = await person.agent
         .put('/api/v1/me/flashcards/settings')
         .send({ desired_retention: 0.95 })
         .expect(200);
       expect(same.body.rescheduled_cards).toBe(0);
       await person.agent.put('/api/v1/me/flashcards/settings').send({ scheduler: 'sm2' }).expect(200);
+      await rescheduled(person);
       const back = await person.agent.get(`${org()}/decks/${deckId}/cards`).expect(200);
       const replayed = back.body.items.find((c: { id: string }) => c.id === cards[0]).state;
       expect(replayed.sm2).toEqual({ repetitions: 0, ease_factor: 1.3, interval_days: 1 });

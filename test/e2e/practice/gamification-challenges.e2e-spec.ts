@@ -371,7 +371,7 @@ describe('gamification: challenges', () => {
     await publish(
       t,
       'duel.finished',
-      { duel_id: randomUUID(), challenger_id: p, opponent_id: q, winner_id: q, reason: 'completed' },
+      { duel_id: randomUUID(), challenger_id: p, opponent_id: q, winner_id: q, reason: 'completed', rounds_started: 5 },
       org,
       { settle: false },
     );

@@ -250,6 +250,7 @@ describe('gamification: XP ledger', () => {
       opponent_id: b,
       winner_id: winner,
       reason: 'completed' as const,
+      rounds_started: 5,
     });
     await publish(t, 'duel.finished', duel(a), org);
     await publish(t, 'duel.finished', duel(null), org);
@@ -263,6 +264,50 @@ describe('gamification: XP ledger', () => {
       { user_id: a, duels_finished: 2, duels_won: 1, active: true },
       { user_id: b, duels_finished: 2, duels_won: 0, active: true },
     ]);
+  });
+
+  it('duels (extensions-v3 6.3): a forfeit or disconnection before the second round awards nothing and counts no win', async () => {
+    const a = await quietMember(t, org);
+    const b = await quietMember(t, org);
+    const duel = (reason: 'forfeit' | 'disconnect', rounds: number) => ({
+      duel_id: randomUUID(),
+      challenger_id: a,
+      opponent_id: b,
+      winner_id: a,
+      reason,
+      rounds_started: rounds,
+    });
+    await publish(t, 'duel.finished', duel('forfeit', 0), org);
+    await publish(t, 'duel.finished', duel('forfeit', 1), org);
+    await publish(t, 'duel.finished', duel('disconnect', 1), org);
+    expect(await ledger(a)).toEqual([]);
+    expect(await ledger(b)).toEqual([]);
+    const [day] = await t.db.query(`SELECT duels_finished, duels_won FROM activity_days WHERE user_id = $1`, [a]);
+    expect(day).toEqual({ duels_finished: 3, duels_won: 0 });
+    // From the second round on, a forfeit is a win like any other.
+    await publish(t, 'duel.finished', duel('forfeit', 2), org);
+    await publish(t, 'duel.finished', duel('disconnect', 3), org);
+    expect((await ledger(a)).map((r) => r.amount)).toEqual([15, 15]);
+  });
+
+  it('duels (extensions-v3 6.3): at most 150 XP a day per person and organization; the next day counts again', async () => {
+    const a = await quietMember(t, org);
+    const b = await quietMember(t, org);
+    const win = () => ({
+      duel_id: randomUUID(),
+      challenger_id: a,
+      opponent_id: b,
+      winner_id: a,
+      reason: 'completed' as const,
+      rounds_started: 5,
+    });
+    for (let i = 0; i < 10; i++) await publish(t, 'duel.finished', win(), org);
+    const total = async () => (await ledger(a)).reduce((sum, r) => sum + r.amount, 0);
+    expect(await total()).toBe(150);
+    await publish(t, 'duel.finished', win(), org);
+    expect(await total()).toBe(150);
+    await publish(t, 'duel.finished', win(), org, { occurredAt: new Date(t.clock.nowMs() + 24 * 3600_000) });
+    expect(await total()).toBe(165);
   });
 
   it('a person who is not a member of the organization of the fact gets nothing there', async () => {

@@ -1,7 +1,8 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Put, Query, Req } from '@nestjs/common';
 import { ApiAcceptedResponse, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { MinorAccess } from '@/core/auth/access.decorators';
+import { CurrentCredential, MinorAccess } from '@/core/auth/access.decorators';
+import { type Credential, hasPlatformRole } from '@/core/auth/credential';
 import { CurrentMembership, type Membership, OrgScoped, Roles } from '@/core/auth/tenancy';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import { type Page, PageQueryDto } from '@/core/http/pagination';
@@ -24,8 +25,14 @@ const CLOCK =
   'Every time is the server’s: `server_now` and `remaining_ms` come with each session so the client can correct ' +
   'its own clock; a time sent by the client is refused (422).';
 const LEARNER_ONLY = 'Only the session’s learner: staff who oversee them get 403, anyone else 404.';
+const STAFF_VIEW =
+  'The staff view carries `result` and `corrections` once the session is closed (null while in progress); the ' +
+  'answer keys of the platform’s exams (`correct_option_ids`, `explanation`) only for platform admins.';
 const CLOSE_ON_TOUCH =
   'A session past `deadline_at + 2000 ms` is first closed and graded with its saved answers (`submitted_by: deadline`).';
+
+/** Only a platform admin's browser session sees the platform's answer keys (a bearer token carries no platform role). */
+const answerKeys = (credential: Credential): boolean => hasPlatformRole(credential, 'platform_admin');
 
 @ApiTags('exams')
 @Controller('organizations/:org_id/exams/:exam_id/sessions')
@@ -63,7 +70,7 @@ export class ExamSessionsController {
     description:
       'Most recent first. Members see their own (learner view); owners and admins everyone’s, teachers their cohorts’ ' +
       'students’ (staff view). `user_id` and `cohort_id` outside the caller’s scope are 403; a cohort of another ' +
-      `organization is 404. ${CLOSE_ON_TOUCH}`,
+      `organization is 404. ${STAFF_VIEW} ${CLOSE_ON_TOUCH}`,
   })
   @ApiPageResponse(ExamSessionDto)
   @ApiErrors(403, 404, 422)
@@ -71,14 +78,15 @@ export class ExamSessionsController {
     @CurrentMembership() member: Membership,
     @Param('exam_id') examId: string,
     @Query() query: SessionListQueryDto,
+    @CurrentCredential() credential: Credential,
   ): Promise<Page<ExamSessionDto>> {
-    return this.sessions.list(member, examId, query);
+    return this.sessions.list(member, examId, query, answerKeys(credential));
   }
 
   @Get(':session_id')
   @ApiOperation({
     summary: 'A session',
-    description: `Its learner (learner view) or staff who oversee them (staff view); anyone else 404. ${CLOSE_ON_TOUCH} ${CLOCK}`,
+    description: `Its learner (learner view) or staff who oversee them (staff view); anyone else 404. ${STAFF_VIEW} ${CLOSE_ON_TOUCH} ${CLOCK}`,
   })
   @ApiOkResponse({ type: ExamSessionDto })
   @ApiErrors(404)
@@ -87,8 +95,9 @@ export class ExamSessionsController {
     @Param('exam_id') examId: string,
     @Param('session_id') sessionId: string,
     @Req() req: Request,
+    @CurrentCredential() credential: Credential,
   ): Promise<ExamSessionDto> {
-    return this.sessions.read(member, examId, sessionId, req.ip);
+    return this.sessions.read(member, examId, sessionId, req.ip, answerKeys(credential));
   }
 
   @Put(':session_id/answers/:question_id')
@@ -173,7 +182,8 @@ export class ExamSessionsController {
       '`accept`: the score stands; `void`: score and pass are cancelled, and with `allow_retake` the attempt is given ' +
       'back (`allow_retake` with `accept` is 422). Owners, admins, or a teacher of a cohort the learner is a student ' +
       'in; never one’s own session (403). A session in progress is 409 `exam_session_in_progress`; one already ' +
-      'decided 409 `exam_session_already_reviewed`. Audited (`exam_session.reviewed`).',
+      'decided 409 `exam_session_already_reviewed`. Audited (`exam_session.reviewed`). ' +
+      STAFF_VIEW,
   })
   @ApiOkResponse({ type: ExamSessionDto })
   @ApiErrors(403, 404, 422, [409, 'exam_session_in_progress', 'exam_session_already_reviewed'])
@@ -183,8 +193,9 @@ export class ExamSessionsController {
     @Param('session_id') sessionId: string,
     @Body() dto: ReviewInputDto,
     @Req() req: Request,
+    @CurrentCredential() credential: Credential,
   ): Promise<ExamSessionDto> {
-    return this.sessions.review(member, examId, sessionId, dto, req.ip);
+    return this.sessions.review(member, examId, sessionId, dto, req.ip, answerKeys(credential));
   }
 
   @Get(':session_id/events')

@@ -146,7 +146,13 @@ export class ExamSessionsService {
     return this.viewFor(member, await this.parts(organizationId, exam.id, sessionId), exam);
   }
 
-  async read(member: Membership, examId: string, sessionId: string, ip?: string): Promise<ExamSessionDto> {
+  async read(
+    member: Membership,
+    examId: string,
+    sessionId: string,
+    ip?: string,
+    answerKeys = false,
+  ): Promise<ExamSessionDto> {
     const fingerprint = this.fingerprint(ip);
     const exam = await this.access.anyExam(examId);
     let session = await this.sessions.find(member.organizationId, exam.id, idOr404(sessionId));
@@ -154,7 +160,7 @@ export class ExamSessionsService {
     if (!session || standing === 'none') throw ApiError.notFound();
     session = await this.closeIfOverdue(session);
     if (standing === 'learner' && fingerprint) await this.noteClient(session, fingerprint);
-    return this.viewFor(member, await this.parts(member.organizationId, exam.id, session.id), exam);
+    return this.viewFor(member, await this.parts(member.organizationId, exam.id, session.id), exam, answerKeys);
   }
 
   /**
@@ -285,6 +291,7 @@ export class ExamSessionsService {
     sessionId: string,
     dto: ReviewInputDto,
     ip?: string,
+    answerKeys = false,
   ): Promise<ExamSessionDto> {
     const allowRetake = dto.allow_retake ?? false;
     if (allowRetake && dto.decision !== 'void') {
@@ -344,14 +351,19 @@ export class ExamSessionsService {
         { organizationId, actorId: member.userId, occurredAt: now },
       );
     });
-    return this.viewFor(member, await this.parts(organizationId, exam.id, found.id), exam);
+    return this.viewFor(member, await this.parts(organizationId, exam.id, found.id), exam, answerKeys);
   }
 
   /**
    * Sessions of an exam, most recent first: a member's own (learner view), plus for owners and admins everyone's
    * and for teachers their cohorts' students' (staff view). Filters narrow that scope; a filter outside it is 403.
    */
-  async list(member: Membership, examId: string, query: SessionListQueryDto): Promise<Page<ExamSessionDto>> {
+  async list(
+    member: Membership,
+    examId: string,
+    query: SessionListQueryDto,
+    answerKeys = false,
+  ): Promise<Page<ExamSessionDto>> {
     const exam = await this.access.anyExam(examId);
     const scope = await this.access.staffScope(member);
     let userIds: string[] | undefined;
@@ -391,7 +403,7 @@ export class ExamSessionsService {
       for (const s of overdue) await this.closeSession(s.organization_id, s.exam_id, s.id, 'deadline', null);
       ({ rows, total } = await this.sessions.page(member.organizationId, exam.id, filter, query));
     }
-    return toPage(await this.views(member, exam, rows), total, query);
+    return toPage(await this.views(member, exam, rows, answerKeys), total, query);
   }
 
   /** A session's proctoring events by reception (staff who oversee its learner; 403 otherwise). */
@@ -547,14 +559,25 @@ export class ExamSessionsService {
     return { session, questions, answers };
   }
 
-  private async viewFor(member: Membership, parts: SessionParts, exam: ExamRow): Promise<ExamSessionDto> {
+  /** `answerKeys`: the caller is a platform admin (extensions-v3 6.1: only they see the platform's answer keys). */
+  private async viewFor(
+    member: Membership,
+    parts: SessionParts,
+    exam: ExamRow,
+    answerKeys = false,
+  ): Promise<ExamSessionDto> {
     const now = this.clock.now();
     if (parts.session.user_id === member.userId) return learnerView(parts, exam.show_results, now);
     const [person] = await this.persons([parts.session.user_id]);
-    return staffView(parts, person, now);
+    return staffView(parts, person, now, answerKeys);
   }
 
-  private async views(member: Membership, exam: ExamRow, rows: SessionRow[]): Promise<ExamSessionDto[]> {
+  private async views(
+    member: Membership,
+    exam: ExamRow,
+    rows: SessionRow[],
+    answerKeys: boolean,
+  ): Promise<ExamSessionDto[]> {
     const ids = rows.map((r) => r.id);
     const [questions, answers] = await Promise.all([
       this.sessions.questionsOf(member.organizationId, ids),
@@ -569,7 +592,7 @@ export class ExamSessionsService {
       const parts = { session, questions: q.get(session.id) ?? [], answers: a.get(session.id) ?? [] };
       return session.user_id === member.userId
         ? learnerView(parts, exam.show_results, now)
-        : staffView(parts, people.get(session.user_id) ?? anonymousPerson(), now);
+        : staffView(parts, people.get(session.user_id) ?? anonymousPerson(), now, answerKeys);
     });
   }
 

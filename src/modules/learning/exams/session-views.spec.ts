@@ -168,11 +168,12 @@ describe('learnerView', () => {
 });
 
 describe('staffView', () => {
-  it('always carries the corrections, and the result once graded, plus proctoring and review details', () => {
+  it('carries result and corrections once closed only, plus proctoring and review details', () => {
     const open = staffView(
       parts({ flags: [{ code: 'paste_detected', at: NOW.toISOString() }], violations: 2 }),
       person,
       NOW,
+      true,
     );
     expect(open).toMatchObject({
       result: null,
@@ -182,7 +183,7 @@ describe('staffView', () => {
       client_addresses_count: 1,
       review: null,
     });
-    expect(open.corrections).toHaveLength(3);
+    expect(open.corrections).toBeNull();
     const reviewed = staffView(
       submitted({
         review_status: 'voided',
@@ -193,7 +194,9 @@ describe('staffView', () => {
       }),
       person,
       NOW,
+      true,
     );
+    expect(reviewed.corrections).toHaveLength(3);
     expect(reviewed.result).toEqual({ score: 33, passed: false });
     expect(reviewed.review).toEqual({
       decision: 'void',
@@ -202,5 +205,14 @@ describe('staffView', () => {
       reviewed_by: { user_id: 'u2' },
       reviewed_at: NOW.toISOString(),
     });
+  });
+});
+
+describe('staffView answer keys (extensions-v3 6.1)', () => {
+  it('organization staff get correct true|false per question, never correct_option_ids or explanation', () => {
+    const view = staffView(submitted(), person, NOW, false);
+    expect(view.corrections).toHaveLength(3);
+    for (const c of view.corrections!) expect(Object.keys(c).sort()).toEqual(['correct', 'question_id']);
+    expect(staffView(submitted(), person, NOW, true).corrections![0]).toHaveProperty('correct_option_ids');
   });
 });

@@ -33,13 +33,17 @@ export function gradeSession(parts: SessionParts): { score: number; passed: bool
   return graded.grade;
 }
 
-function corrections(parts: SessionParts): ExamSessionDto['corrections'] {
-  return gradeSession(parts).results.map((r) => ({
-    question_id: r.question_id,
-    correct: r.correct,
-    correct_option_ids: r.correct_option_ids,
-    explanation: r.explanation,
-  }));
+function corrections(parts: SessionParts, answerKeys = true): ExamSessionDto['corrections'] {
+  return gradeSession(parts).results.map((r) =>
+    answerKeys
+      ? {
+          question_id: r.question_id,
+          correct: r.correct,
+          correct_option_ids: r.correct_option_ids,
+          explanation: r.explanation,
+        }
+      : { question_id: r.question_id, correct: r.correct },
+  );
 }
 
 function baseView(parts: SessionParts, now: Date): ExamSessionDto {
@@ -92,12 +96,20 @@ export function learnerView(parts: SessionParts, showResults: ShowResults, now: 
   return view;
 }
 
-/** The staff view: the result once graded and the corrections always, plus the proctoring and review details. */
-export function staffView(parts: SessionParts, person: PersonDto, now: Date): ExamSessionDto {
+/**
+ * The staff view: the result and the corrections once the session is closed, plus the proctoring and review
+ * details (extensions-v3 6.1). Every exam is authored by the platform and shared by every organization, so the
+ * answer keys (`correct_option_ids`, `explanation`) go to platform admins only: organization staff see per question
+ * whether the learner was right. Never while in progress: staff could otherwise sit the exam with a second account
+ * and read the keys of their own session as it runs.
+ */
+export function staffView(parts: SessionParts, person: PersonDto, now: Date, answerKeys: boolean): ExamSessionDto {
   const view = baseView(parts, now);
   const s = parts.session;
-  if (s.status === 'submitted') view.result = { score: s.score!, passed: s.passed! };
-  view.corrections = corrections(parts);
+  if (s.status === 'submitted') {
+    view.result = { score: s.score!, passed: s.passed! };
+    view.corrections = corrections(parts, answerKeys);
+  }
   view.person = person;
   view.violations = s.violations;
   view.flags = s.flags.map((f) => ({ code: f.code, at: f.at }));

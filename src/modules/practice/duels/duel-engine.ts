@@ -4,7 +4,9 @@ import type { Namespace } from 'socket.io';
 import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
+import { ApiError } from '@/core/http/api-error';
 import { type RealtimeSocket, userRoom } from '@/core/realtime/realtime.service';
+import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import {
   RealtimeError,
   realtimeErrorBody,
@@ -28,7 +30,8 @@ import {
 } from './duel-rules';
 import { DuelLiveStore } from './duel-live.store';
 import { type DuelRow, DuelsRepository } from './duels.repository';
-import { duelRoom, DuelsRealtime } from './duels.realtime';
+import { duelRoom, DuelsRealtime, roomsOf, tokenRoom } from './duels.realtime';
+import { QUEUE_JOIN_ACCOUNT } from './duels.rate-limits';
 import { DuelsService, roleOf } from './duels.service';
 import type { DuelDto } from './dto/duel.dto';
 
@@ -45,12 +48,22 @@ export class DuelTiming {
   ) {}
 }
 
-type Input =
-  | { type: 'answer'; duelId: string; userId: string; round: number; optionIds: string[]; receivedAt: number }
-  | { type: 'forfeit'; duelId: string; userId: string }
-  | { type: 'state'; duelId: string; userId: string }
-  | { type: 'absent'; duelId: string; userId: string }
-  | { type: 'present'; duelId: string; userId: string };
+/**
+ * Input from a player. `scope`: the one organization a bearer token's socket may act in (extensions-v3 6.2), null
+ * for a browser session (every organization of the person).
+ */
+type Input = { duelId: string; userId: string; scope?: string | null } & (
+  | { type: 'answer'; round: number; optionIds: string[]; receivedAt: number }
+  | { type: 'forfeit' }
+  | { type: 'state' }
+  | { type: 'absent' }
+  | { type: 'present' }
+);
+
+/** The organization a socket is limited to: a bearer token's; null for a browser session (it sees them all). */
+function scopeOf(socket: RealtimeSocket): string | null {
+  return socket.data.credentialKind === 'session' ? null : socket.data.organizationId;
+}
 
 type Outcome = { result: Record<string, unknown> } | { error: RealtimeErrorBody };
 
@@ -109,6 +122,7 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
     private readonly transactions: TransactionRunner,
     private readonly events: DomainEvents,
     private readonly clock: Clock,
+    private readonly limits: RateLimitService,
   ) {}
 
   /** The gateway's namespace: forwarded input from other instances arrives here. */
@@ -130,9 +144,22 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
 
   // ---- matchmaking ----
 
+  /**
+   * extensions-v3 6.4: the rate limit, "already queued" and the person's live duels come before any other work
+   * (the question draw is a random scan of every visible question).
+   */
   async joinQueue(socket: RealtimeSocket, courseId: string | null): Promise<Record<string, unknown>> {
     const { userId, organizationId } = socket.data;
     const orgId = organizationId!;
+    try {
+      await this.limits.consume(QUEUE_JOIN_ACCOUNT, userId);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 429) {
+        throw new RealtimeError('rate_limited', 'Too many queue joins: at most 10 a minute.');
+      }
+      throw err;
+    }
+    if (await this.store.isQueued(userId)) throw new RealtimeError('already_queued', 'You are already in the queue.');
     if (await this.duels.liveOf(userId)) throw new RealtimeError('duel_in_progress', 'You already have a duel.');
     if (courseId) {
       if (!(await this.duels.courseVisible(orgId, courseId))) throw new RealtimeError('not_found', 'No such course.');
@@ -187,6 +214,10 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
       const now = this.clock.now();
       const row = await this.transactions.run(async (tx) => {
         await this.duels.lockPeople([first, second], tx);
+        // One live duel per person (6.4): a queued player may have accepted a challenge over HTTP meanwhile.
+        const busy = [];
+        for (const id of [first, second]) if (await this.duels.liveOf(id, tx)) busy.push(id);
+        if (busy.length > 0) return { busy };
         return this.duels.insert(
           {
             organization_id: orgId,
@@ -202,6 +233,12 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
           tx,
         );
       });
+      if ('busy' in row) {
+        // The free player left the queue when paired: told so, as after a wait without a match.
+        for (const id of [first, second])
+          if (!row.busy.includes(id)) this.realtime.toUser(id, orgId, 'queue:timeout', {});
+        return;
+      }
       await this.realtime.joinDuelRoom(row);
       await this.service.announce(row, [first, second], 'queue:matched');
     } catch (err) {
@@ -242,6 +279,7 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
       type: 'answer',
       duelId: p.duel_id,
       userId: socket.data.userId,
+      scope: scopeOf(socket),
       round: p.round,
       optionIds: p.option_ids,
       receivedAt,
@@ -249,16 +287,22 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
   }
 
   forfeit(socket: RealtimeSocket, duelId: string): Promise<Record<string, unknown>> {
-    return this.route({ type: 'forfeit', duelId, userId: socket.data.userId });
+    return this.route({ type: 'forfeit', duelId, userId: socket.data.userId, scope: scopeOf(socket) });
   }
 
   async state(socket: RealtimeSocket, duelId: string): Promise<Record<string, unknown>> {
-    return { state: await this.route({ type: 'state', duelId, userId: socket.data.userId }) };
+    return { state: await this.route({ type: 'state', duelId, userId: socket.data.userId, scope: scopeOf(socket) }) };
   }
 
   /** A connection of a player with a ready or active duel: joins its room, comes back, gets `duel:state`. */
   async connected(socket: RealtimeSocket): Promise<void> {
     const { userId, organizationId } = socket.data;
+    const scope = scopeOf(socket);
+    if (scope) {
+      // A token's socket hears of its organization only (6.2): out of the session room, into its own.
+      await socket.leave(userRoom(userId));
+      await socket.join(tokenRoom(userId, scope));
+    }
     const live = await this.duels.liveIn(organizationId!, userId);
     if (!live) return;
     await socket.join(duelRoom(live.id));
@@ -275,7 +319,7 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
     if (await this.store.leave(userId, socket.id)) this.clearQueueTimeout(userId);
     const live = await this.duels.liveIn(organizationId!, userId);
     if (!live || live.status !== 'active' || !this.nsp) return;
-    const others = await this.nsp.in(userRoom(userId)).fetchSockets();
+    const others = await this.nsp.in(roomsOf(userId, organizationId!)).fetchSockets();
     if (others.some((s) => (s.data as { organizationId?: string }).organizationId === organizationId)) return;
     await this.route({ type: 'absent', duelId: live.id, userId }).catch(() => undefined);
   }
@@ -300,7 +344,9 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
   /** Input for a duel nobody drives: not a player, not started yet, or over. */
   private async withoutDriver(input: Input): Promise<Outcome> {
     const row = await this.duels.findById(input.duelId);
-    if (!row || !roleOf(row, input.userId)) return fail('not_found', 'No such duel.');
+    if (!row || !roleOf(row, input.userId) || (input.scope && input.scope !== row.organization_id)) {
+      return fail('not_found', 'No such duel.');
+    }
     switch (input.type) {
       case 'answer':
         return row.status === 'ready'
@@ -316,7 +362,7 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
   private async handle(run: Run, input: Input): Promise<Outcome> {
     try {
       const role = run.roles.get(input.userId);
-      if (!role) return fail('not_found', 'No such duel.');
+      if (!role || (input.scope && input.scope !== run.duel.organization_id)) return fail('not_found', 'No such duel.');
       switch (input.type) {
         case 'answer':
           return this.takeAnswer(run, input);
@@ -353,7 +399,11 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
       receivedAt: input.receivedAt,
     });
     const other = this.otherOf(run, input.userId);
-    if (other) this.realtime.toUser(other, 'duel:opponent_answered', { duel_id: run.duel.id, round: run.round });
+    if (other)
+      this.realtime.toUser(other, run.duel.organization_id, 'duel:opponent_answered', {
+        duel_id: run.duel.id,
+        round: run.round,
+      });
     if (run.answers.size === 2)
       void this.closeRound(run, run.round).catch((err: unknown) => this.logger.error({ err }, 'Round close failed'));
     return { result: { received_at: new Date(input.receivedAt).toISOString() } };
@@ -411,7 +461,7 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
       run.scores = resume.scores;
       // A player with no socket anywhere is away from now on (their instance is the one that went).
       for (const [userId] of roles) {
-        const sockets = this.nsp ? await this.nsp.in(userRoom(userId)).fetchSockets() : [];
+        const sockets = this.nsp ? await this.nsp.in(roomsOf(userId, duel.organization_id)).fetchSockets() : [];
         if (!sockets.some((s) => (s.data as { organizationId?: string }).organizationId === duel.organization_id)) {
           this.markAbsent(run, userId);
         }
@@ -500,7 +550,7 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
     }
     for (const [userId, role] of run.roles) {
       const other: DuelRole = role === 'challenger' ? 'opponent' : 'challenger';
-      this.realtime.toUser(userId, 'duel:round_result', {
+      this.realtime.toUser(userId, run.duel.organization_id, 'duel:round_result', {
         duel_id: run.duel.id,
         round: n,
         correct_option_ids: q.correct_option_ids,
@@ -544,7 +594,7 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
     run.absent.set(userId, deadline);
     const other = this.otherOf(run, userId);
     if (other) {
-      this.realtime.toUser(other, 'duel:opponent_disconnected', {
+      this.realtime.toUser(other, run.duel.organization_id, 'duel:opponent_disconnected', {
         duel_id: run.duel.id,
         reconnect_deadline_at: new Date(deadline).toISOString(),
       });
@@ -562,7 +612,8 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
   private markPresent(run: Run, userId: string): void {
     if (!run.absent.delete(userId)) return;
     const other = this.otherOf(run, userId);
-    if (other) this.realtime.toUser(other, 'duel:opponent_reconnected', { duel_id: run.duel.id });
+    if (other)
+      this.realtime.toUser(other, run.duel.organization_id, 'duel:opponent_reconnected', { duel_id: run.duel.id });
     if (run.absent.size === 0 && run.waitingRound !== null) this.startRound(run, run.waitingRound);
   }
 
@@ -596,6 +647,7 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
           opponent_id: d.opponent_id!,
           winner_id: winnerId,
           reason,
+          rounds_started: run.round,
         },
         { organizationId: d.organization_id, actorId: null, occurredAt: now },
       );
@@ -605,12 +657,12 @@ export class DuelEngine implements BeforeApplicationShutdown, OnApplicationShutd
       for (const [userId, role] of run.roles) {
         const other: DuelRole = role === 'challenger' ? 'opponent' : 'challenger';
         const result = resultFor(role, winner);
-        this.realtime.toUser(userId, 'duel:finished', {
+        this.realtime.toUser(userId, d.organization_id, 'duel:finished', {
           duel_id: d.id,
           result,
           reason,
           scores: { you: run.scores[role], opponent: run.scores[other] },
-          xp_awarded: xpFor(result),
+          xp_awarded: xpFor(result, reason, run.round),
         });
       }
     }

@@ -98,6 +98,12 @@ export class DuelLiveStore {
     return { kind: 'queued' };
   }
 
+  /** Whether the person is in a matchmaking queue (one key read: checked before any other work, 6.4). */
+  async isQueued(userId: string): Promise<boolean> {
+    if (this.redis) return (await this.redis.exists(this.prefix + 'mm:user:' + userId)) === 1;
+    return this.markers.has(userId);
+  }
+
   /** Leaves the queue (only the entry of `socketId` when given); whether the person was queued. */
   async leave(userId: string, socketId?: string): Promise<boolean> {
     if (this.redis) {

@@ -46,4 +46,11 @@ describe('duel rules (8.1, 8.3)', () => {
     expect(resultFor('opponent', null)).toBe('draw');
     expect([xpFor('win'), xpFor('draw'), xpFor('loss')]).toEqual([15, 5, 0]);
   });
+
+  it('a forfeit or disconnection before the second round earns nothing (extensions-v3 6.3)', () => {
+    expect([xpFor('win', 'forfeit', 0), xpFor('win', 'forfeit', 1), xpFor('win', 'disconnect', 1)]).toEqual([0, 0, 0]);
+    expect([xpFor('win', 'forfeit', 2), xpFor('win', 'disconnect', 5), xpFor('win', 'completed', 5)]).toEqual([
+      15, 15, 15,
+    ]);
+  });
 });

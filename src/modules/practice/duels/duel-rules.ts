@@ -63,6 +63,11 @@ export function resultFor(role: DuelRole, winner: DuelRole | null): 'win' | 'los
   return winner === role ? 'win' : 'loss';
 }
 
-export function xpFor(result: 'win' | 'loss' | 'draw'): number {
+/**
+ * The XP a result earns, before the daily cap. A duel ended by forfeit or disconnection before its second round
+ * started earns nothing (extensions-v3 6.3; the engagement ledger applies the same rule to `duel.finished`).
+ */
+export function xpFor(result: 'win' | 'loss' | 'draw', reason: ResultReason = 'completed', roundsStarted = 0): number {
+  if (reason !== 'completed' && roundsStarted < 2) return 0;
   return DUEL_XP[result];
 }

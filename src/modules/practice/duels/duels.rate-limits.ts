@@ -7,3 +7,14 @@ export const CHALLENGE_ACCOUNT: RateLimitPolicy = {
   durationSeconds: 3600,
   key: 'account',
 };
+
+/**
+ * extensions-v3 6.4: `queue:join`, 10 per minute per person (every socket and instance together), counted before
+ * any other work; past it the socket gets the error event `rate_limited`.
+ */
+export const QUEUE_JOIN_ACCOUNT: RateLimitPolicy = {
+  name: 'duels.queue_join.account',
+  points: 10,
+  durationSeconds: 60,
+  key: 'account',
+};

@@ -16,6 +16,7 @@ import {
   PENDING_TTL_MS,
   READY_TTL_MS,
 } from './duel-rules';
+import { DuelLiveStore } from './duel-live.store';
 import { DuelsRealtime } from './duels.realtime';
 import type { CreateDuelDto, DuelDto, DuelListQueryDto, DuelRoundDto, DuelStatsDto } from './dto/duel.dto';
 import { type DuelRow, DuelsRepository, type RoundRow } from './duels.repository';
@@ -40,6 +41,7 @@ export class DuelsService {
     private readonly events: DomainEvents,
     private readonly clock: Clock,
     private readonly realtime: DuelsRealtime,
+    private readonly live: DuelLiveStore,
     @Inject(TenancyResolver) private readonly tenancy: TenancyResolver,
     @Optional() @Inject(GuardianConsentResolver) private readonly consent: GuardianConsentResolver | null,
   ) {}
@@ -134,6 +136,8 @@ export class DuelsService {
       );
       return ready!;
     });
+    // One live duel per person (extensions-v3 6.4): neither player may still be paired by matchmaking.
+    await Promise.all([this.live.leave(row.challenger_id!), this.live.leave(row.opponent_id!)]);
     await this.realtime.joinDuelRoom(row);
     return this.view(member, row);
   }
@@ -242,7 +246,9 @@ export class DuelsService {
 
   /** Sends `event` `{duel}` to each of `userIds` (their own view) on every instance. */
   async announce(row: DuelRow, userIds: string[], event: string): Promise<void> {
-    for (const userId of userIds) this.realtime.toUser(userId, event, { duel: await this.viewFor(userId, row) });
+    for (const userId of userIds) {
+      this.realtime.toUser(userId, row.organization_id, event, { duel: await this.viewFor(userId, row) });
+    }
   }
 
   private async playedBy(member: Membership, duelId: string): Promise<DuelRow> {

@@ -5,6 +5,7 @@ import { MinorAccess } from '@/core/auth/access.decorators';
 import { CurrentMembership, type Membership, OrgScoped } from '@/core/auth/tenancy';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import { type Page, PageQueryDto } from '@/core/http/pagination';
+import { RateLimit } from '@/core/rate-limit/rate-limit';
 import {
   CardDto,
   CreateCardDto,
@@ -19,6 +20,7 @@ import {
   UpdateDeckDto,
 } from './dto/flashcards.dto';
 import { FlashcardsService } from './flashcards.service';
+import { REVIEW_ACCOUNT } from './flashcards.rate-limits';
 
 const DECK_ACCESS =
   'A personal deck is its owner’s only (anyone else: 404, also from another organization); a course deck is studied ' +
@@ -53,6 +55,7 @@ export class FlashcardsController {
 
   @Post('cards/:card_id/reviews')
   @MinorAccess('with_consent')
+  @RateLimit(REVIEW_ACCOUNT)
   @ApiOperation({
     summary: 'Review a card',
     description:

@@ -77,6 +77,18 @@ export interface SettingsRow {
   scheduler: SchedulerName;
   desired_retention: number;
   new_cards_per_day: number;
+  /** A background job is rescheduling the person's cards (extensions-v3 6.5). */
+  rescheduling: boolean;
+  /** Counts the changes that rescheduled: a job of an older generation stops. */
+  reschedule_generation: number;
+}
+
+/** A card's review log entry, as a replay reads it. */
+export interface LogEntry {
+  organization_id: string;
+  card_id: string;
+  grade: number;
+  reviewed_at: Date;
 }
 
 export interface StateWrite {
@@ -546,28 +558,59 @@ export class FlashcardsRepository {
   }
 
   /** Every review of the person (all organizations), by card then time: the replay's input. */
-  async reviewLog(
+  /** The review logs of these cards of the person, oldest first (`flashcard_reviews_card_idx`). */
+  async reviewLogOf(
     userId: string,
+    cards: readonly { organization_id: string; card_id: string }[],
     tx: Tx,
-  ): Promise<{ organization_id: string; card_id: string; grade: number; reviewed_at: Date }[]> {
+  ): Promise<LogEntry[]> {
+    if (cards.length === 0) return [];
     return tx.manager.query(
-      `SELECT organization_id, card_id, grade, reviewed_at FROM flashcard_reviews
-       WHERE user_id = $1 ORDER BY organization_id, card_id, reviewed_at, id`,
-      [userId],
+      `SELECT r.organization_id, r.card_id, r.grade, r.reviewed_at FROM flashcard_reviews r
+       JOIN unnest($2::uuid[], $3::uuid[]) AS c(organization_id, card_id)
+         ON r.organization_id = c.organization_id AND r.card_id = c.card_id
+       WHERE r.user_id = $1 ORDER BY r.organization_id, r.card_id, r.reviewed_at, r.id`,
+      [userId, cards.map((c) => c.organization_id), cards.map((c) => c.card_id)],
     );
   }
 
-  async statesOf(userId: string, tx: Tx): Promise<StateRow[]> {
-    return tx.manager.query<StateRow[]>(`SELECT ${STATE_COLUMNS} FROM flashcard_states s WHERE s.user_id = $1`, [
-      userId,
-    ]);
+  /** One batch of the person's card states after `after`, in (organization, card) order. */
+  async statesPage(
+    userId: string,
+    after: { organization_id: string; card_id: string } | null,
+    limit: number,
+    tx: Tx,
+  ): Promise<StateRow[]> {
+    return tx.manager.query<StateRow[]>(
+      `SELECT ${STATE_COLUMNS} FROM flashcard_states s
+       WHERE s.user_id = $1 AND ($2::uuid IS NULL OR (s.organization_id, s.card_id) > ($2::uuid, $3::uuid))
+       ORDER BY s.organization_id, s.card_id LIMIT $4`,
+      [userId, after?.organization_id ?? null, after?.card_id ?? null, limit],
+    );
+  }
+
+  async countStates(userId: string, tx: Tx): Promise<number> {
+    const rows = await tx.manager.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM flashcard_states WHERE user_id = $1`,
+      [userId],
+    );
+    return rows[0]?.n ?? 0;
+  }
+
+  /** Ends a rescheduling, unless a newer change started another. */
+  async finishRescheduling(userId: string, generation: number, tx: Tx): Promise<void> {
+    await tx.manager.query(
+      `UPDATE flashcard_settings SET rescheduling = false WHERE user_id = $1 AND reschedule_generation = $2`,
+      [userId, generation],
+    );
   }
 
   // Settings.
 
   async settings(userId: string, tx?: Tx): Promise<SettingsRow | null> {
     const rows = await db(this.dataSource, tx).query<SettingsRow[]>(
-      `SELECT scheduler, desired_retention::float8 AS desired_retention, new_cards_per_day
+      `SELECT scheduler, desired_retention::float8 AS desired_retention, new_cards_per_day, rescheduling,
+         reschedule_generation
        FROM flashcard_settings WHERE user_id = $1`,
       [userId],
     );
@@ -576,12 +619,14 @@ export class FlashcardsRepository {
 
   async saveSettings(userId: string, s: SettingsRow, now: Date, tx: Tx): Promise<void> {
     await tx.manager.query(
-      `INSERT INTO flashcard_settings (user_id, scheduler, desired_retention, new_cards_per_day, updated_at)
-       VALUES ($1, $2, $3, $4, $5)
+      `INSERT INTO flashcard_settings (user_id, scheduler, desired_retention, new_cards_per_day, updated_at,
+         rescheduling, reschedule_generation)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (user_id) DO UPDATE SET scheduler = EXCLUDED.scheduler,
          desired_retention = EXCLUDED.desired_retention, new_cards_per_day = EXCLUDED.new_cards_per_day,
-         updated_at = EXCLUDED.updated_at`,
-      [userId, s.scheduler, s.desired_retention, s.new_cards_per_day, now],
+         updated_at = EXCLUDED.updated_at, rescheduling = EXCLUDED.rescheduling,
+         reschedule_generation = EXCLUDED.reschedule_generation`,
+      [userId, s.scheduler, s.desired_retention, s.new_cards_per_day, now, s.rescheduling, s.reschedule_generation],
     );
   }
 }

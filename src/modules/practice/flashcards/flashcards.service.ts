@@ -7,6 +7,8 @@ import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, type PageQueryDto, toPage } from '@/core/http/pagination';
 import { isUuid } from '@/core/http/uuid';
+import { JobsService } from '@/core/queue/jobs.service';
+import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import { DEFAULT_TIME_ZONE, localDate } from '@/core/time/local-time';
 import { CatalogService } from '@/modules/learning/courses/catalog.service';
 import { ProgressService } from '@/modules/learning/progress/progress.service';
@@ -37,9 +39,13 @@ import {
   type DeckCounts,
   type DeckRow,
   FlashcardsRepository,
+  type LogEntry,
   type SettingsRow,
   type StateRow,
+  type StateWrite,
 } from './flashcards.repository';
+import { RESCHEDULE } from './flashcard-jobs.definitions';
+import { RESCHEDULE_ACCOUNT } from './flashcards.rate-limits';
 import {
   fsrsCardFrom,
   fsrsStateName,
@@ -53,7 +59,64 @@ import {
 export const PERSONAL_DECKS_MAX = 100;
 export const PERSONAL_DECK_CARDS_MAX = 5000;
 export const COURSE_DECK_CARDS_MAX = 2000;
-export const DEFAULT_SETTINGS: SettingsRow = { scheduler: 'sm2', desired_retention: 0.9, new_cards_per_day: 20 };
+export const DEFAULT_SETTINGS: SettingsRow = {
+  scheduler: 'sm2',
+  desired_retention: 0.9,
+  new_cards_per_day: 20,
+  rescheduling: false,
+  reschedule_generation: 0,
+};
+/** Card states rescheduled per transaction by the background job. */
+const RESCHEDULE_BATCH = 200;
+
+/** The settings after `dto` (keys left out keep their value). */
+function merged(before: SettingsRow, dto: UpdateSettingsDto): SettingsRow {
+  return {
+    ...before,
+    scheduler: dto.scheduler ?? before.scheduler,
+    desired_retention: dto.desired_retention ?? before.desired_retention,
+    new_cards_per_day: dto.new_cards_per_day ?? before.new_cards_per_day,
+  };
+}
+
+/** Whether a change of settings recomputes the card states: another scheduler, or another retention under FSRS. */
+function reschedules(before: SettingsRow, after: SettingsRow): boolean {
+  return (
+    after.scheduler !== before.scheduler ||
+    (after.scheduler === 'fsrs' && after.desired_retention !== before.desired_retention)
+  );
+}
+
+function byCard(entries: readonly LogEntry[]): Map<string, { grade: number; reviewed_at: Date }[]> {
+  const logs = new Map<string, { grade: number; reviewed_at: Date }[]>();
+  for (const entry of entries) {
+    const key = `${entry.organization_id}:${entry.card_id}`;
+    const list = logs.get(key) ?? [];
+    list.push({ grade: entry.grade, reviewed_at: new Date(entry.reviewed_at) });
+    logs.set(key, list);
+  }
+  return logs;
+}
+
+function replayedWrite(userId: string, state: StateRow, replayed: ScheduledState): StateWrite {
+  return {
+    organizationId: state.organization_id,
+    userId,
+    cardId: state.card_id,
+    deckId: state.deck_id,
+    scheduler: replayed.scheduler,
+    reviews: replayed.reviews,
+    lapses: replayed.lapses,
+    everCorrect: replayed.ever_correct,
+    firstReviewedAt: state.first_reviewed_at,
+    firstReviewOn: state.first_review_on,
+    lastReviewedAt: replayed.last_reviewed_at,
+    dueOn: replayed.due_on,
+    dueAt: replayed.due_at,
+    sm2: replayed.sm2,
+    fsrs: replayed.fsrs,
+  };
+}
 
 const idOr404 = (id: string): string => {
   if (!isUuid(id)) throw ApiError.notFound();
@@ -82,6 +145,8 @@ export class FlashcardsService {
     private readonly events: DomainEvents,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
+    private readonly jobs: JobsService,
+    private readonly limits: RateLimitService,
   ) {}
 
   // Editors: the course deck.
@@ -383,8 +448,19 @@ export class FlashcardsService {
         scheduling.desiredRetention = current.desired_retention;
         const now = this.clock.now();
         const stored = await this.repo.lockState(organizationId, userId, card.id, tx);
-        const before = stored ? scheduledFrom(stored) : null;
-        // Under the lock every stored state follows the current scheduler (a change replays them all).
+        // Under the lock a stored state follows the current settings, unless a rescheduling job has not reached
+        // it yet: then this card's log is replayed first (the job's replay of it later gives the same state).
+        const before = !stored
+          ? null
+          : current.rescheduling
+            ? replay(
+                byCard(
+                  await this.repo.reviewLogOf(userId, [{ organization_id: organizationId, card_id: card.id }], tx),
+                ).get(`${organizationId}:${card.id}`) ?? [],
+                zone,
+                scheduling,
+              )
+            : scheduledFrom(stored);
         const next = applyReview(before, dto.grade, now, zone, scheduling);
         await this.repo.writeState(
           {
@@ -490,61 +566,68 @@ export class FlashcardsService {
 
   /**
    * Saves the settings (keys left out keep their value). Changing the scheduler, or the desired retention under
-   * FSRS, recomputes every card state of the person in every organization by replaying each card's review log
-   * through the chosen scheduler from a new card, in this transaction.
+   * FSRS, reschedules every card state of the person in every organization (extensions-v3 6.5): limited to 3 a day
+   * (429), done by the background job `flashcards.reschedule` in batches (`rescheduling` is true until it is done).
    */
   async updateSettings(userId: string, dto: UpdateSettingsDto): Promise<SettingsUpdatedDto> {
-    const zone = await this.zoneOf(userId);
+    const current = await this.settingsOf(userId);
+    if (reschedules(current, merged(current, dto))) await this.limits.consume(RESCHEDULE_ACCOUNT, userId);
     return this.transactions.run(async (tx) => {
       await this.repo.lockLearner(userId, tx);
       const before = (await this.repo.settings(userId, tx)) ?? DEFAULT_SETTINGS;
-      const after: SettingsRow = {
-        scheduler: dto.scheduler ?? before.scheduler,
-        desired_retention: dto.desired_retention ?? before.desired_retention,
-        new_cards_per_day: dto.new_cards_per_day ?? before.new_cards_per_day,
-      };
-      await this.repo.saveSettings(userId, after, this.clock.now(), tx);
-      const reschedule =
-        after.scheduler !== before.scheduler ||
-        (after.scheduler === 'fsrs' && after.desired_retention !== before.desired_retention);
-      let rescheduled = 0;
-      if (reschedule) {
-        const settings: Settings = { scheduler: after.scheduler, desiredRetention: after.desired_retention };
-        const logs = new Map<string, { grade: number; reviewed_at: Date }[]>();
-        for (const entry of await this.repo.reviewLog(userId, tx)) {
-          const key = `${entry.organization_id}:${entry.card_id}`;
-          const list = logs.get(key) ?? [];
-          list.push({ grade: entry.grade, reviewed_at: new Date(entry.reviewed_at) });
-          logs.set(key, list);
-        }
-        for (const state of await this.repo.statesOf(userId, tx)) {
-          const replayed = replay(logs.get(`${state.organization_id}:${state.card_id}`) ?? [], zone, settings);
-          if (!replayed) continue;
-          await this.repo.writeState(
-            {
-              organizationId: state.organization_id,
-              userId,
-              cardId: state.card_id,
-              deckId: state.deck_id,
-              scheduler: replayed.scheduler,
-              reviews: replayed.reviews,
-              lapses: replayed.lapses,
-              everCorrect: replayed.ever_correct,
-              firstReviewedAt: state.first_reviewed_at,
-              firstReviewOn: state.first_review_on,
-              lastReviewedAt: replayed.last_reviewed_at,
-              dueOn: replayed.due_on,
-              dueAt: replayed.due_at,
-              sm2: replayed.sm2,
-              fsrs: replayed.fsrs,
-            },
+      const after = merged(before, dto);
+      let cards = 0;
+      if (reschedules(before, after)) {
+        after.rescheduling = true;
+        after.reschedule_generation = before.reschedule_generation + 1;
+        cards = await this.repo.countStates(userId, tx);
+        await this.jobs.enqueue(
+          RESCHEDULE,
+          { user_id: userId, generation: after.reschedule_generation },
+          {
+            organizationId: null,
             tx,
-          );
-          rescheduled++;
-        }
+            dedupeKey: `flashcards.reschedule:${userId}:${after.reschedule_generation}`,
+          },
+        );
       }
-      return { ...settingsView(after), rescheduled_cards: rescheduled };
+      await this.repo.saveSettings(userId, after, this.clock.now(), tx);
+      return { ...settingsView(after), rescheduled_cards: cards };
     });
+  }
+
+  /**
+   * The job `flashcards.reschedule`: replays each card's review log (same grades, same times) through the person's
+   * settings from a new card, `RESCHEDULE_BATCH` states per transaction under the person's lock, so reviews go on
+   * between batches. A review meanwhile replays its own card first (see `review`). A newer change of settings
+   * (another generation) takes over: this job stops.
+   */
+  async reschedule(userId: string, generation: number): Promise<void> {
+    const zone = await this.zoneOf(userId);
+    let after: { organization_id: string; card_id: string } | null = null;
+    for (;;) {
+      const last: { organization_id: string; card_id: string } | null = after;
+      const next = await this.transactions.run(async (tx) => {
+        await this.repo.lockLearner(userId, tx);
+        const settings = await this.repo.settings(userId, tx);
+        if (!settings || settings.reschedule_generation !== generation) return null;
+        const states = await this.repo.statesPage(userId, last, RESCHEDULE_BATCH, tx);
+        if (states.length === 0) {
+          await this.repo.finishRescheduling(userId, generation, tx);
+          return null;
+        }
+        const scheduling: Settings = { scheduler: settings.scheduler, desiredRetention: settings.desired_retention };
+        const logs = byCard(await this.repo.reviewLogOf(userId, states, tx));
+        for (const state of states) {
+          const replayed = replay(logs.get(`${state.organization_id}:${state.card_id}`) ?? [], zone, scheduling);
+          if (replayed) await this.repo.writeState(replayedWrite(userId, state, replayed), tx);
+        }
+        const tail = states[states.length - 1];
+        return { organization_id: tail.organization_id, card_id: tail.card_id };
+      });
+      if (!next) return;
+      after = next;
+    }
   }
 }
 
@@ -568,6 +651,7 @@ function settingsView(s: SettingsRow): SettingsDto {
     scheduler: s.scheduler,
     desired_retention: Number(s.desired_retention),
     new_cards_per_day: s.new_cards_per_day,
+    rescheduling: s.rescheduling,
   };
 }
 

@@ -14,7 +14,7 @@ import {
   GameLeaderboardQueryDto,
   StartGameDto,
 } from './dto/games.dto';
-import { ANSWER_ACCOUNT } from './games.rate-limits';
+import { ANSWER_ACCOUNT, START_ACCOUNT } from './games.rate-limits';
 import { GamesService } from './games.service';
 
 const CLOCK =
@@ -50,6 +50,7 @@ export class GamesController {
   }
 
   @Post()
+  @RateLimit(START_ACCOUNT)
   @MinorAccess('with_consent')
   @ApiOperation({
     summary: 'Start a game',

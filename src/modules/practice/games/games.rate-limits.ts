@@ -7,3 +7,11 @@ export const ANSWER_ACCOUNT: RateLimitPolicy = {
   durationSeconds: 60,
   key: 'account',
 };
+
+/** extensions-v3 6.6: starting a game, 30 per hour per person. */
+export const START_ACCOUNT: RateLimitPolicy = {
+  name: 'games.start.account',
+  points: 30,
+  durationSeconds: 3600,
+  key: 'account',
+};

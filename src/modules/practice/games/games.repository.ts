@@ -35,13 +35,27 @@ export interface QuestionRow {
   deadline_at: Date | null;
 }
 
+/** One entry of a game's draw (extensions-v3 6.6): where to find the question when it is served. */
+export interface QuestionRef {
+  course_id: string;
+  lesson_id: string;
+  id: string;
+}
+
 export interface BoardRow {
   user_id: string;
   best: number;
   rank: number;
 }
 
-/** Games and their drawn questions (extensions-v2 section 7). */
+/** A game's columns but its draw (`question_order`, read one entry at a time when a question is served). */
+const GAME_COLUMNS = `id, organization_id, user_id, mode, course_id, status, score, lives, questions_total, questions_answered,
+  correct_answers, started_at, ends_at, touched_at, finished_at, end_reason`;
+
+/**
+ * Games and their questions (extensions-v2 section 7): the draw is kept as references (`question_order`), and a
+ * question's snapshot is stored when it is served (extensions-v3 6.6), not the whole draw up front.
+ */
 @Injectable()
 export class GamesRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -58,29 +72,45 @@ export class GamesRepository {
       startedAt: Date;
       endsAt: Date | null;
     },
-    questions: PoolQuestion[],
+    order: QuestionRef[],
+    first: PoolQuestion,
     firstDeadline: Date,
     tx: Tx,
   ): Promise<string> {
     const rows = await tx.manager.query<{ id: string }[]>(
-      `INSERT INTO games (organization_id, user_id, mode, course_id, score, lives, questions_total, started_at, ends_at, touched_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $8) RETURNING id`,
-      [g.organizationId, g.userId, g.mode, g.courseId, g.score, g.lives, g.total, g.startedAt, g.endsAt],
+      `INSERT INTO games (organization_id, user_id, mode, course_id, score, lives, questions_total, started_at, ends_at,
+         touched_at, question_order)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $8, $10::jsonb) RETURNING id`,
+      [
+        g.organizationId,
+        g.userId,
+        g.mode,
+        g.courseId,
+        g.score,
+        g.lives,
+        g.total,
+        g.startedAt,
+        g.endsAt,
+        JSON.stringify(order),
+      ],
     );
     const id = rows[0].id;
-    await tx.manager.query(
-      `INSERT INTO game_questions (game_id, number, question_id, question, served_at, deadline_at)
-       SELECT $1, q.ordinality, (q.value ->> 'id')::uuid, q.value,
-         CASE WHEN q.ordinality = 1 THEN $3::timestamptz END, CASE WHEN q.ordinality = 1 THEN $4::timestamptz END
-       FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS q(value, ordinality)`,
-      [id, JSON.stringify(questions), g.startedAt, firstDeadline],
-    );
+    await this.serve(id, 1, first, g.startedAt, firstDeadline, tx);
     return id;
+  }
+
+  /** The draw's entry for question `number` (1-based), or null past its end. */
+  async orderEntry(gameId: string, number: number, tx: Tx): Promise<QuestionRef | null> {
+    const rows = await tx.manager.query<{ ref: QuestionRef | null }[]>(
+      `SELECT question_order -> ($2::int - 1) AS ref FROM games WHERE id = $1`,
+      [gameId, number],
+    );
+    return rows[0]?.ref ?? null;
   }
 
   async find(organizationId: string, id: string, tx?: Tx): Promise<GameRow | null> {
     const rows = await db(this.dataSource, tx).query<GameRow[]>(
-      `SELECT * FROM games WHERE organization_id = $1 AND id = $2`,
+      `SELECT ${GAME_COLUMNS} FROM games WHERE organization_id = $1 AND id = $2`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -88,7 +118,7 @@ export class GamesRepository {
 
   async lock(organizationId: string, id: string, tx: Tx): Promise<GameRow | null> {
     const rows = await tx.manager.query<GameRow[]>(
-      `SELECT * FROM games WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
+      `SELECT ${GAME_COLUMNS} FROM games WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -96,7 +126,7 @@ export class GamesRepository {
 
   async inProgressOf(organizationId: string, userId: string, tx?: Tx): Promise<GameRow | null> {
     const rows = await db(this.dataSource, tx).query<GameRow[]>(
-      `SELECT * FROM games WHERE organization_id = $1 AND user_id = $2 AND status = 'in_progress'`,
+      `SELECT ${GAME_COLUMNS} FROM games WHERE organization_id = $1 AND user_id = $2 AND status = 'in_progress'`,
       [organizationId, userId],
     );
     return rows[0] ?? null;
@@ -132,7 +162,24 @@ export class GamesRepository {
     );
   }
 
-  async serve(gameId: string, number: number, servedAt: Date, deadlineAt: Date, tx: Tx): Promise<void> {
+  /** Stores question `number` as it is served: its snapshot (options in the order shown) and its deadline. */
+  async serve(
+    gameId: string,
+    number: number,
+    question: PoolQuestion,
+    servedAt: Date,
+    deadlineAt: Date,
+    tx: Tx,
+  ): Promise<void> {
+    await tx.manager.query(
+      `INSERT INTO game_questions (game_id, number, question_id, question, served_at, deadline_at)
+       VALUES ($1, $2, $3, $4::jsonb, $5, $6)`,
+      [gameId, number, question.id, JSON.stringify(question), servedAt, deadlineAt],
+    );
+  }
+
+  /** Serves a question stored at the start (games started before extensions-v3 6.6). */
+  async serveStored(gameId: string, number: number, servedAt: Date, deadlineAt: Date, tx: Tx): Promise<void> {
     await tx.manager.query(
       `UPDATE game_questions SET served_at = $3, deadline_at = $4 WHERE game_id = $1 AND number = $2`,
       [gameId, number, servedAt, deadlineAt],
@@ -168,7 +215,7 @@ export class GamesRepository {
     const where = `organization_id = $1 AND user_id = $2 AND ($3::text IS NULL OR mode = $3) AND ($4::text IS NULL OR status = $4)`;
     const [rows, total] = await Promise.all([
       this.dataSource.query<GameRow[]>(
-        `SELECT * FROM games WHERE ${where} ORDER BY started_at DESC, id LIMIT $5 OFFSET $6`,
+        `SELECT ${GAME_COLUMNS} FROM games WHERE ${where} ORDER BY started_at DESC, id LIMIT $5 OFFSET $6`,
         [...params, page.limit, page.offset],
       ),
       this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM games WHERE ${where}`, params),

@@ -98,7 +98,8 @@ export class GamesService {
             startedAt: now,
             endsAt,
           },
-          drawn,
+          drawn.map((q) => ({ course_id: q.course_id, lesson_id: q.lesson_id, id: q.id })),
+          drawn[0],
           endsAt ?? new Date(now.getTime() + QUESTION_MS[dto.mode]),
           tx,
         );
@@ -342,8 +343,19 @@ export class GamesService {
     };
     const reason = endAfter(numbers, now);
     if (reason) return this.end(next, reason, now, tx);
+    // The next question is read and stored now, as it is served (extensions-v3 6.6); one removed from its quiz since
+    // the draw ends the game as if the questions had run out.
+    const number = next.questions_answered + 1;
     const deadline = game.mode === 'speed' ? game.ends_at! : new Date(now.getTime() + QUESTION_MS[game.mode]);
-    await this.games.serve(game.id, next.questions_answered + 1, now, deadline, tx);
+    const ref = await this.games.orderEntry(game.id, number, tx);
+    if (ref) {
+      const question = await this.pool.question(ref);
+      if (!question) return this.end(next, 'questions_exhausted', now, tx);
+      await this.games.serve(game.id, number, question, now, deadline, tx);
+    } else {
+      // A game started before the draw was kept as references has every question stored already.
+      await this.games.serveStored(game.id, number, now, deadline, tx);
+    }
     await this.games.update(next, tx);
     return next;
   }

@@ -74,6 +74,31 @@ export class QuestionPoolService {
     return out;
   }
 
+  /**
+   * A drawn question as it is when served (its lesson's quiz read again), options shuffled; null when it left its
+   * quiz since the draw.
+   */
+  async question(
+    ref: { course_id: string; lesson_id: string; id: string },
+    random: RandomInt = randomInt,
+  ): Promise<PoolQuestion | null> {
+    const quiz = (await this.catalog.quizzesOf([ref.lesson_id])).get(ref.lesson_id);
+    const q = quiz?.questions.find((x) => x.id === ref.id);
+    if (!q) return null;
+    return {
+      id: q.id,
+      course_id: ref.course_id,
+      lesson_id: ref.lesson_id,
+      prompt: q.prompt,
+      kind: q.kind,
+      explanation: q.explanation,
+      options: shuffle(
+        q.options.map((o) => ({ id: o.id, text: o.text, correct: o.correct })),
+        random,
+      ),
+    };
+  }
+
   /** Up to `count` questions drawn uniformly without replacement, each with its options shuffled. */
   draw(questions: readonly PoolQuestion[], count: number, random: RandomInt = randomInt): PoolQuestion[] {
     const pool = [...questions];

@@ -36,8 +36,16 @@ export const XP_SOURCES: readonly XpSource[] = [
 /** XP that is not "learning": left out of `daily_xp_50` (5.4) and of the `xp` challenge metric (5.6). */
 export const NON_LEARNING_SOURCES: readonly XpSource[] = ['daily_reward', 'mission', 'challenge'];
 
-/** Daily caps per local day and organization (3.2). */
-export const DAILY_CAPS: Partial<Record<XpSource, number>> = { review: 50, game: 100 };
+/** Daily caps per local day and organization (3.2; duels: extensions-v3 6.3). */
+export const DAILY_CAPS: Partial<Record<XpSource, number>> = { review: 50, game: 100, duel: 150 };
+
+/**
+ * A duel that ends by forfeit or disconnection before its second round started awards nothing (extensions-v3 6.3):
+ * two colluding members could otherwise queue, forfeit at once and repeat.
+ */
+export function duelCounts(p: { reason: string; rounds_started: number }): boolean {
+  return p.reason === 'completed' || p.rounds_started >= 2;
+}
 
 export const XP = {
   lesson: 10,
@@ -189,7 +197,13 @@ export function effectsOf(event: DomainEvent<LearningEvent>): FactEffects {
     }
     case 'duel.finished': {
       const p = (event as DomainEvent<'duel.finished'>).payload;
+      // Nor does such a duel count as a win (badges, challenges): it would be farmed the same way.
+      const counts = duelCounts(p);
       for (const player of [p.challenger_id, p.opponent_id]) {
+        if (!counts) {
+          act(player, 'duels_finished');
+          continue;
+        }
         if (p.winner_id === null) award(player, 'duel', p.duel_id, XP.duel_draw);
         else if (p.winner_id === player) {
           award(player, 'duel', p.duel_id, XP.duel_win);

@@ -184,8 +184,18 @@ export class SessionResultDto {
 export class CorrectionDto {
   @ApiProperty({ format: 'uuid' }) question_id!: string;
   @ApiProperty({ description: 'The chosen options were exactly the correct ones' }) correct!: boolean;
-  @ApiProperty({ type: [String], format: 'uuid' }) correct_option_ids!: string[];
-  @ApiProperty({ type: String, nullable: true }) explanation!: string | null;
+  @ApiPropertyOptional({
+    type: [String],
+    format: 'uuid',
+    description: 'The answer key: absent from the staff view of anyone but a platform admin',
+  })
+  correct_option_ids?: string[];
+  @ApiPropertyOptional({
+    type: String,
+    nullable: true,
+    description: 'The answer key: absent from the staff view of anyone but a platform admin',
+  })
+  explanation?: string | null;
 }
 
 export { PersonDto };
@@ -205,8 +215,9 @@ export class ReviewDto {
 
 /**
  * A session. Its learner gets the learner view (`result` and `corrections` as the exam's `show_results` says, null
- * while in progress and for a voided session); staff get the staff view, which adds the fields marked so and always
- * carries `result` (once graded) and `corrections`.
+ * while in progress and for a voided session); staff get the staff view, which adds the fields marked so and carries
+ * `result` and `corrections` once the session is closed (null while in progress), the corrections without the
+ * answer keys (`correct_option_ids`, `explanation`) unless the caller is a platform admin.
  */
 export class ExamSessionDto {
   @ApiProperty({ format: 'uuid' }) id!: string;

@@ -218,10 +218,19 @@ export class SettingsDto {
   @ApiProperty({ enum: SCHEDULERS, default: 'sm2' }) scheduler!: (typeof SCHEDULERS)[number];
   @ApiProperty({ minimum: 0.7, maximum: 0.97, default: 0.9 }) desired_retention!: number;
   @ApiProperty({ minimum: 0, maximum: 200, default: 20 }) new_cards_per_day!: number;
+  @ApiProperty({
+    description:
+      'A change of scheduler is rescheduling the card states in the background: true until every state follows ' +
+      'the new settings (a review meanwhile replays its own card first)',
+  })
+  rescheduling!: boolean;
 }
 
 export class SettingsUpdatedDto extends SettingsDto {
-  @ApiProperty({ minimum: 0, description: 'Card states recomputed from their review logs by this change' })
+  @ApiProperty({
+    minimum: 0,
+    description: 'Card states this change recomputes from their review logs (in the background; 0 when none)',
+  })
   rescheduled_cards!: number;
 }
 
