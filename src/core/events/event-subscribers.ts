@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { DecoratedMethods } from '@/core/discovery/decorated-methods';
 import type { DomainEvent, EventName } from './event-catalog';
 import { DOMAIN_EVENT_SUBSCRIBER, type DeliveryContext, type SubscriberMetadata } from './on-domain-event.decorator';
 
@@ -20,23 +20,11 @@ export class EventSubscribers implements OnModuleInit {
   private readonly byId = new Map<string, Subscriber>();
   private readonly byEvent = new Map<EventName, Subscriber[]>();
 
-  constructor(
-    private readonly discovery: DiscoveryService,
-    private readonly scanner: MetadataScanner,
-    private readonly reflector: Reflector,
-  ) {}
+  constructor(private readonly decorated: DecoratedMethods) {}
 
   onModuleInit(): void {
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance = wrapper.instance as Record<string, unknown> | undefined;
-      if (!instance || typeof instance !== 'object' || wrapper.isDependencyTreeStatic() === false) continue;
-      const prototype = Object.getPrototypeOf(instance) as object;
-      for (const method of this.scanner.getAllMethodNames(prototype)) {
-        const fn = instance[method];
-        if (typeof fn !== 'function') continue;
-        const meta = this.reflector.get<SubscriberMetadata | undefined>(DOMAIN_EVENT_SUBSCRIBER, fn as () => unknown);
-        if (meta) this.add(meta, `${prototype.constructor.name}.${method}`, fn.bind(instance) as Handler);
-      }
+    for (const { meta, owner, handler } of this.decorated.find<SubscriberMetadata>(DOMAIN_EVENT_SUBSCRIBER)) {
+      this.add(meta, owner, handler as Handler);
     }
   }
 

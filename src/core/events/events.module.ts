@@ -1,5 +1,5 @@
 import { Global, Injectable, Module } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { DecoratedMethodsModule } from '@/core/discovery/decorated-methods';
 import { Clock } from '@/core/clock/clock';
 import { defineSchedule, ScheduleHandler } from '@/core/queue/schedule';
 import { DomainEvents } from './domain-events.service';
@@ -31,7 +31,7 @@ class EventsMaintenance {
 /** Domain events: the catalog, publishing in the fact's transaction, and delivery to discovered subscribers. */
 @Global()
 @Module({
-  imports: [DiscoveryModule],
+  imports: [DecoratedMethodsModule],
   providers: [EventsRepository, EventSubscribers, DomainEvents, EventDispatcher, EventsMaintenance],
   exports: [DomainEvents, EventDispatcher, EventSubscribers, EventsRepository],
 })

@@ -1,5 +1,5 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { DecoratedMethods } from '@/core/discovery/decorated-methods';
 import { definedJobs, type JobDefinition } from './job-definition';
 import { JOB_HANDLER, type JobContext } from './job-handler.decorator';
 
@@ -13,25 +13,12 @@ export type BoundHandler = (payload: unknown, ctx: JobContext) => Promise<void>;
 export class JobRegistry implements OnModuleInit {
   private readonly handlers = new Map<string, { def: JobDefinition<unknown>; handle: BoundHandler }>();
 
-  constructor(
-    private readonly discovery: DiscoveryService,
-    private readonly scanner: MetadataScanner,
-    private readonly reflector: Reflector,
-  ) {}
+  constructor(private readonly decorated: DecoratedMethods) {}
 
   onModuleInit(): void {
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance = wrapper.instance as Record<string, unknown> | undefined;
-      if (!instance || typeof instance !== 'object' || wrapper.isDependencyTreeStatic() === false) continue;
-      const prototype = Object.getPrototypeOf(instance) as object;
-      for (const method of this.scanner.getAllMethodNames(prototype)) {
-        const fn = instance[method];
-        if (typeof fn !== 'function') continue;
-        const def = this.reflector.get<JobDefinition<unknown> | undefined>(JOB_HANDLER, fn as () => unknown);
-        if (!def) continue;
-        if (this.handlers.has(def.name)) throw new Error(`Job "${def.name}" has two handlers`);
-        this.handlers.set(def.name, { def, handle: (fn as BoundHandler).bind(instance) });
-      }
+    for (const { meta: def, handler } of this.decorated.find<JobDefinition<unknown>>(JOB_HANDLER)) {
+      if (this.handlers.has(def.name)) throw new Error(`Job "${def.name}" has two handlers`);
+      this.handlers.set(def.name, { def, handle: handler as BoundHandler });
     }
     const missing = [...definedJobs().keys()].filter((name) => !this.handlers.has(name));
     if (missing.length > 0) throw new Error(`Jobs without a handler: ${missing.join(', ')}`);

@@ -9,7 +9,7 @@ import {
   type OnApplicationShutdown,
   type Provider,
 } from '@nestjs/common';
-import { DiscoveryModule } from '@nestjs/core';
+import { DecoratedMethodsModule } from '@/core/discovery/decorated-methods';
 import type { Queue } from 'bull';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { BullDriver } from './drivers/bull.driver';
@@ -61,7 +61,7 @@ export class QueueModule {
     return {
       module: QueueModule,
       imports: [
-        DiscoveryModule,
+        DecoratedMethodsModule,
         ...(useRedis
           ? [
               BullModule.forRoot({

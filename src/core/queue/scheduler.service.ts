@@ -6,7 +6,7 @@ import {
   type OnApplicationShutdown,
   type OnModuleInit,
 } from '@nestjs/common';
-import { DiscoveryService, MetadataScanner, Reflector } from '@nestjs/core';
+import { DecoratedMethods } from '@/core/discovery/decorated-methods';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { Clock } from '@/core/clock/clock';
 import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver';
@@ -45,24 +45,13 @@ export class SchedulerService implements OnModuleInit, OnApplicationBootstrap, O
     @Inject(QUEUE_DRIVER) private readonly driver: QueueDriver,
     private readonly jobs: JobsService,
     private readonly clock: Clock,
-    private readonly discovery: DiscoveryService,
-    private readonly scanner: MetadataScanner,
-    private readonly reflector: Reflector,
+    private readonly decorated: DecoratedMethods,
   ) {}
 
   onModuleInit(): void {
-    for (const wrapper of this.discovery.getProviders()) {
-      const instance = wrapper.instance as Record<string, unknown> | undefined;
-      if (!instance || typeof instance !== 'object' || wrapper.isDependencyTreeStatic() === false) continue;
-      const prototype = Object.getPrototypeOf(instance) as object;
-      for (const method of this.scanner.getAllMethodNames(prototype)) {
-        const fn = instance[method];
-        if (typeof fn !== 'function') continue;
-        const def = this.reflector.get<ScheduleDefinition | undefined>(SCHEDULE_HANDLER, fn as () => unknown);
-        if (!def) continue;
-        if (this.handlers.has(def.name)) throw new Error(`Schedule "${def.name}" has two handlers`);
-        this.handlers.set(def.name, (fn as Handler).bind(instance));
-      }
+    for (const { meta: def, handler } of this.decorated.find<ScheduleDefinition>(SCHEDULE_HANDLER)) {
+      if (this.handlers.has(def.name)) throw new Error(`Schedule "${def.name}" has two handlers`);
+      this.handlers.set(def.name, handler as Handler);
     }
     const missing = [...definedSchedules().keys()].filter((name) => !this.handlers.has(name));
     if (missing.length > 0) throw new Error(`Schedules without a handler: ${missing.join(', ')}`);
