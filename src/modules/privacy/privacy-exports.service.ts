@@ -6,7 +6,7 @@ import { AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
 import { isUniqueViolation } from '@/core/database/constraint-violation';
 import { TransactionRunner, type Tx } from '@/core/database/transaction';
-import { FileStore } from '@/core/files/file-store';
+import { FileNotFoundError, FileStore } from '@/core/files/file-store';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
 import { MailService } from '@/core/mail/mail.service';
@@ -112,7 +112,11 @@ export class PrivacyExportsService {
     if (row.status !== 'ready' || !row.file_key || !row.ready_at) {
       throw ApiError.conflict('export_not_ready', 'This export is not ready.');
     }
-    const stream = await this.files.read(row.file_key);
+    // A missing object (deleted outside the application) is an expired export, never a 500.
+    const stream = await this.files.read(row.file_key).catch((err: unknown) => {
+      if (err instanceof FileNotFoundError) throw ApiError.gone('export_expired', 'This export has expired.');
+      throw err;
+    });
     await this.audit.record({
       action: 'privacy.export_downloaded',
       actorId: userId,
