@@ -1,0 +1,3 @@
+import { reportsSuite } from './cases/reports.cases';
+
+reportsSuite('s3');
