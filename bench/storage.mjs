@@ -114,8 +114,8 @@ try {
       throw new Error(`${driver} download: ${bytes} bytes, expected ${status.size_bytes}`);
     results[driver] = { ms, rows: status.rows, size: status.size_bytes, idleRss, peakRss, downloadMs };
     console.log(`${driver}: ${Math.round(ms)} ms, ${status.rows} rows, RSS ${idleRss} -> ${peakRss} MB`);
-    await stop(worker);
-    await stop(api);
+    await halt(worker);
+    await halt(api);
   }
 
   console.log(`\nNode ${process.version}; CSV progress report of ${ROWS} rows, worker as its own process`);
@@ -134,11 +134,18 @@ try {
   );
 } finally {
   await client.end();
-  for (const child of children) await stop(child);
+  for (const child of children) await halt(child);
   await mail.close();
   await s3.close();
   await db.drop();
   rmSync(work, { recursive: true, force: true });
+}
+
+/** SIGTERM, then SIGKILL after 10 s: a process still finishing its shutdown must not hold the next phase. */
+async function halt(child) {
+  const timer = setTimeout(() => child.exitCode === null && child.kill('SIGKILL'), 10_000);
+  await stop(child);
+  clearTimeout(timer);
 }
 
 /** The rows, written directly by SQL (their creation is not what is measured). */

@@ -218,6 +218,23 @@ describe.each([
     expect((await d.names()).every((n) => n.startsWith(stored('')))).toBe(true);
   });
 
+  it('raw files are stored exactly as given (no marker) and read back raw; raw cannot be encrypted', async () => {
+    const html = Buffer.from('<!doctype html><title>Curso</title>');
+    await d.store.write('seo/courses/a.html', html, { raw: true, contentType: 'text/html; charset=utf-8' });
+    expect(await d.raw('seo/courses/a.html')).toEqual(html);
+    expect(await readAll(await d.store.read('seo/courses/a.html', { raw: true }))).toEqual(html);
+    await expect(d.store.write('seo/x', html, { raw: true, encrypt: true })).rejects.toThrow(/cannot be encrypted/);
+    expect(await d.store.exists('seo/x')).toBe(false);
+  });
+
+  it('lists the keys under a folder-like prefix, sorted, without the store prefix; nothing for an empty one', async () => {
+    for (const k of ['l/b/two', 'l/a', 'l/b/one', 'lx/not-under']) await d.store.write(k, Buffer.from('x'));
+    expect(await d.store.list('l')).toEqual(['l/a', 'l/b/one', 'l/b/two']);
+    expect(await d.store.list('l/b')).toEqual(['l/b/one', 'l/b/two']);
+    expect(await d.store.list('nothing/here')).toEqual([]);
+    await expect(d.store.list('../l')).rejects.toThrow(/Invalid file key/);
+  });
+
   it('healthy: true when the store answers, false when it cannot', async () => {
     expect(await d.store.healthy()).toBe(true);
     const broken = d.broken();

@@ -1,8 +1,8 @@
 import { createCipheriv, createDecipheriv, type DecipherGCM, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { constants, createWriteStream } from 'node:fs';
-import { access, mkdir, open, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
+import { access, mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { PassThrough, Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable } from '@nestjs/common';
@@ -16,6 +16,19 @@ export interface StoredFile {
 export interface WriteOptions {
   /** Encrypt at rest with AES-256-GCM under DATA_ENCRYPTION_KEY (privacy exports must be). */
   readonly encrypt?: boolean;
+  /**
+   * Store the bytes exactly as given, without the store's marker, for files a web server or CDN serves as they are
+   * (the static SEO pages): world-readable on disk, with `contentType` on S3. Read back with `{ raw: true }`;
+   * never with `encrypt`.
+   */
+  readonly raw?: boolean;
+  /** The object's Content-Type on S3 (raw files). */
+  readonly contentType?: string;
+}
+
+export interface ReadOptions {
+  /** The bytes as stored, for a file written with `raw`. */
+  readonly raw?: boolean;
 }
 
 /** The key holds no file (never written, deleted, or expired): routes answer 410 with their expired code. */
@@ -43,11 +56,13 @@ export abstract class FileStore {
    * exist, and with another error when it is not one the store wrote. A tampered encrypted file makes the stream fail at its end (GCM checks the tag last): treat a
    * stream error as a failed read, never as a shorter file.
    */
-  abstract read(key: string): Promise<Readable>;
+  abstract read(key: string, options?: ReadOptions): Promise<Readable>;
   /** Whether the key holds a file. Invalid keys are refused (all methods throw on them), not reported missing. */
   abstract exists(key: string): Promise<boolean>;
   /** Idempotent. */
   abstract delete(key: string): Promise<void>;
+  /** The keys of the files under a folder-like prefix (`seo/courses` lists `seo/courses/...`), sorted. */
+  abstract list(prefix: string): Promise<string[]>;
   /** Whether the store answers (`/ready`): the folder is writable, or a HEAD on the bucket succeeds. */
   abstract healthy(): Promise<boolean>;
 }
@@ -76,6 +91,8 @@ export function checkedKey(key: string): string {
 
 /** The stored bytes of a content: the marker, then the content (plain) or its ciphertext and tag (encrypted). */
 export function encoder(options: WriteOptions, dataEncryptionKey: Buffer): Transform {
+  if (options.raw && options.encrypt) throw new Error('A raw file cannot be encrypted');
+  if (options.raw) return new PassThrough();
   return options.encrypt ? sealer(dataEncryptionKey) : prefixed(PLAIN);
 }
 
@@ -203,9 +220,10 @@ export class LocalFileStore extends FileStore {
     const temp = `${path}.${randomBytes(6).toString('hex')}.part`;
     const source = Buffer.isBuffer(content) ? Readable.from([content]) : content;
     const count = counter();
-    const out = createWriteStream(temp, { mode: 0o600, flags: 'wx' });
+    const encode = encoder(options, this.config.dataEncryptionKey);
+    const out = createWriteStream(temp, { mode: options.raw ? 0o644 : 0o600, flags: 'wx' });
     try {
-      await pipeline(source, count, encoder(options, this.config.dataEncryptionKey), out);
+      await pipeline(source, count, encode, out);
       await rename(temp, path);
     } catch (err) {
       // The stream may still be opening the file: wait until it is closed, or the removal could come first.
@@ -216,10 +234,11 @@ export class LocalFileStore extends FileStore {
     return { sizeBytes: count.bytes };
   }
 
-  async read(key: string): Promise<Readable> {
+  async read(key: string, options: ReadOptions = {}): Promise<Readable> {
     const handle = await open(this.pathOf(key), 'r').catch((err: NodeJS.ErrnoException) => {
       throw err.code === 'ENOENT' ? new FileNotFoundError(key) : err;
     });
+    if (options.raw) return handle.createReadStream({ autoClose: true });
     try {
       // Header and content come from the same open file, even if a new version replaces the name meanwhile.
       const { size } = await handle.stat();
@@ -261,6 +280,21 @@ export class LocalFileStore extends FileStore {
 
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const dir = this.pathOf(prefix);
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return [];
+      throw err;
+    });
+    return (
+      entries
+        // Temporary files of writes in progress end in `.part` after a random suffix: not files of the store yet.
+        .filter((e) => e.isFile() && !/\.[0-9a-f]{12}\.part$/.test(e.name))
+        .map((e) => relative(this.root, join(e.parentPath, e.name)).split(sep).join('/'))
+        .sort()
+    );
   }
 
   async healthy(): Promise<boolean> {

@@ -5,6 +5,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
@@ -18,6 +19,7 @@ import {
   encoder,
   FileNotFoundError,
   FileStore,
+  type ReadOptions,
   type StoredFile,
   type WriteOptions,
 } from './file-store';
@@ -76,12 +78,18 @@ export class S3FileStore extends FileStore implements OnModuleDestroy {
 
   async write(key: string, content: Readable | Buffer, options: WriteOptions = {}): Promise<StoredFile> {
     const objectKey = this.objectKey(key);
+    const encode = encoder(options, this.config.dataEncryptionKey);
     const source = Buffer.isBuffer(content) ? Readable.from([content]) : content;
     const count = counter();
     const body = new PassThrough({ highWaterMark: 1024 * 1024 });
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.settings.bucket, Key: objectKey, Body: body, ContentType: 'application/octet-stream' },
+      params: {
+        Bucket: this.settings.bucket,
+        Key: objectKey,
+        Body: body,
+        ContentType: (options.raw && options.contentType) || 'application/octet-stream',
+      },
       partSize: PART_BYTES,
       queueSize: QUEUE_SIZE,
       leavePartsOnError: false,
@@ -89,12 +97,10 @@ export class S3FileStore extends FileStore implements OnModuleDestroy {
     // Whichever side fails first stops the other: a failed producer aborts the upload (which would otherwise wait
     // for more bytes forever), a failed upload stops the producer. The producer's error is the one reported.
     const failed: { producer?: Error } = {};
-    const produced = pipeline(source, count, encoder(options, this.config.dataEncryptionKey), body).catch(
-      async (err: unknown) => {
-        failed.producer = err instanceof Error ? err : new Error(String(err));
-        await upload.abort().catch(() => undefined);
-      },
-    );
+    const produced = pipeline(source, count, encode, body).catch(async (err: unknown) => {
+      failed.producer = err instanceof Error ? err : new Error(String(err));
+      await upload.abort().catch(() => undefined);
+    });
     const uploaded = upload.done().catch((err: unknown) => {
       body.destroy(err as Error);
       source.destroy();
@@ -110,7 +116,7 @@ export class S3FileStore extends FileStore implements OnModuleDestroy {
     return { sizeBytes: count.bytes };
   }
 
-  async read(key: string): Promise<Readable> {
+  async read(key: string, options: ReadOptions = {}): Promise<Readable> {
     const objectKey = this.objectKey(key);
     let body: Readable;
     try {
@@ -120,6 +126,7 @@ export class S3FileStore extends FileStore implements OnModuleDestroy {
       if (notFound(err)) throw new FileNotFoundError(key);
       throw err;
     }
+    if (options.raw) return body;
     const out = decoder(key, this.config.dataEncryptionKey);
     // A failed or tampered object fails the reader's stream (never a clean, shorter end).
     pipeline(body, out).catch((err: unknown) => out.destroy(err as Error));
@@ -144,6 +151,21 @@ export class S3FileStore extends FileStore implements OnModuleDestroy {
     } catch (err) {
       if (!notFound(err)) throw err;
     }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const folder = `${this.objectKey(prefix)}/`;
+    const strip = this.settings.prefix ? this.settings.prefix.length + 1 : 0;
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.settings.bucket, Prefix: folder, ContinuationToken: token }),
+      );
+      for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key.slice(strip));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
+    return keys.sort();
   }
 
   async healthy(): Promise<boolean> {
