@@ -55,7 +55,7 @@ await client.connect();
 const children = [];
 try {
   const results = {};
-  let cookie;
+  const owner = `owner.${Date.now()}@example.test`;
   let orgId;
   for (const [driver, storageEnv] of Object.entries(drivers)) {
     // One API and one worker per driver, on the same database (the report rows are the same).
@@ -79,8 +79,9 @@ try {
     });
     children.push(api, worker);
     const base = `http://127.0.0.1:${port}`;
-    if (!cookie) {
-      cookie = await signInCookie(base, mail, `owner.${Date.now()}@example.test`);
+    // Signed in on each phase's API: a session token names the BASE_URL that issued it.
+    const cookie = await signInCookie(base, mail, owner);
+    if (!orgId) {
       const call = jsonCaller(base, { cookie });
       await call('PUT', '/api/v1/me/onboarding', { name: 'Bench Owner', locale: 'es', adult_confirmed: true });
       orgId = (await call('POST', '/api/v1/organizations', { name: 'Bench Org' })).organization.id;
@@ -136,6 +137,8 @@ try {
   await client.end();
   for (const child of children) await halt(child);
   await mail.close();
+  // The processes' S3 clients keep connections alive: close them, or the server waits for them.
+  s3.httpServer?.closeAllConnections();
   await s3.close();
   await db.drop();
   rmSync(work, { recursive: true, force: true });
