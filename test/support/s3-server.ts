@@ -13,13 +13,34 @@ interface S3rverInstance {
 }
 type S3rverClass = new (options: Record<string, unknown>) => S3rverInstance;
 
-/** s3rver's built-in account: it checks the signature's access key against it. */
+/** Credentials for the test server (any pair is accepted: see `acceptAnyAccessKey`). */
 export const S3_TEST_CREDENTIALS = { S3_ACCESS_KEY_ID: 'S3RVER', S3_SECRET_ACCESS_KEY: 'S3RVER' } as const;
+
+interface S3rverAccounts {
+  registry: Map<string, unknown>;
+  DUMMY_ACCOUNT: unknown;
+}
+
+/**
+ * s3rver knows one access key (`S3RVER`) and does not check v4 signatures: any other key id is answered with
+ * `InvalidAccessKeyId`. Every key id maps to its built-in account here, so a process configured with any
+ * `S3_ACCESS_KEY_ID` (or the test credentials) reaches the server; the SDK still needs some credentials to sign.
+ */
+function acceptAnyAccessKey(accounts: S3rverAccounts): void {
+  const registry = accounts.registry;
+  if ((registry as { anyKey?: boolean }).anyKey) return;
+  const get = registry.get.bind(registry);
+  registry.get = (key: string) => get(key) ?? accounts.DUMMY_ACCOUNT;
+  (registry as { anyKey?: boolean }).anyKey = true;
+}
 
 export interface S3Server {
   /** The STORAGE_URL of the server's bucket (path-style, loopback endpoint). */
   url: string;
-  /** STORAGE_URL and the credentials the server accepts: spread it into a test app's env. */
+  /**
+   * STORAGE_URL and a pair of credentials: spread it into a process's env (the server accepts any pair, but the
+   * SDK needs one to sign with; without S3_* it would look for the default chain).
+   */
   env: { STORAGE_URL: string; S3_ACCESS_KEY_ID: string; S3_SECRET_ACCESS_KEY: string };
   /** The bucket's name and the folder where the server keeps its objects. */
   bucket: string;
@@ -33,7 +54,9 @@ export interface S3Server {
  * STORAGE_URL exactly as it would reach S3.
  */
 export async function startS3Server(options: { bucket?: string; prefix?: string } = {}): Promise<S3Server> {
-  const S3rver = createRequire(__filename)('s3rver') as S3rverClass;
+  const load = createRequire(__filename);
+  const S3rver = load('s3rver') as S3rverClass;
+  acceptAnyAccessKey(load('s3rver/lib/models/account') as S3rverAccounts);
   const directory = mkdtempSync(join(tmpdir(), 'lp-s3-'));
   const bucket = options.bucket ?? 'lp-test';
   const server = new S3rver({

@@ -235,6 +235,19 @@ describe.each([
     await expect(d.store.list('../l')).rejects.toThrow(/Invalid file key/);
   });
 
+  it('the test server takes any credentials (other processes configured with their own keys reach it)', async () => {
+    if (kind !== 's3') return;
+    const other = new S3FileStore({
+      ...d.config,
+      storage: { ...d.config.storage, credentials: { accessKeyId: 'any-key', secretAccessKey: 'any-secret' } },
+    } as AppConfig);
+    try {
+      expect(await readAll(await other.read('reports/org/a.csv'))).toEqual(Buffer.from('id,name\n1,Ana\n'));
+    } finally {
+      other.onModuleDestroy();
+    }
+  });
+
   it('healthy: true when the store answers, false when it cannot', async () => {
     expect(await d.store.healthy()).toBe(true);
     const broken = d.broken();
