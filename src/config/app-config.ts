@@ -153,11 +153,28 @@ export class EnvSettings {
   @IsBoolean()
   MIGRATE_ON_START?: boolean;
 
-  /** Where generated files live (static SEO pages, for one). */
+  /** Where generated files live (static SEO pages, for one). A `file://` shorthand; STORAGE_URL wins. */
   @IsOptional()
   @Transform(emptyToUndefined)
   @IsString()
   STORAGE_DIR?: string;
+
+  /** The file store: `file:///absolute/path` or `s3://<bucket>[/<prefix>]?region=<r>[&endpoint=<url>][&force_path_style=true]`. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^(file|s3):\/\/.+/, { message: 'must be a file:// or s3:// URL' })
+  STORAGE_URL?: string;
+
+  /** S3 credentials of the file store (else the AWS SDK's default chain). */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  S3_ACCESS_KEY_ID?: string;
+
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsString()
+  S3_SECRET_ACCESS_KEY?: string;
 
   @IsOptional()
   @Transform(emptyToUndefined)
@@ -405,7 +422,10 @@ export interface AppConfig {
   /** Whether this process runs background job processors (an API-only instance sets PROCESS_JOBS=false). */
   readonly processJobs: boolean;
   readonly migrateOnStart: boolean;
+  /** The local folder of the `file://` store (also the default when the store is on S3; nothing writes there then). */
   readonly storageDir: string;
+  /** Where the file store keeps files (STORAGE_URL, extensions-v3 5.1). */
+  readonly storage: StorageSettings;
   /** External sign-in providers; null when not configured (their start answers 503 `oauth_not_configured`). */
   readonly providers: {
     readonly google: { readonly clientId: string; readonly clientSecret: string; readonly issuer: string } | null;
@@ -455,3 +475,18 @@ export interface AppConfig {
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
+
+/** The file store's driver and its settings. */
+export type StorageSettings =
+  | { readonly driver: 'file'; readonly dir: string }
+  | {
+      readonly driver: 's3';
+      readonly bucket: string;
+      /** Key prefix inside the bucket, without slashes at either end ('' for none). */
+      readonly prefix: string;
+      readonly region: string;
+      readonly endpoint: string | null;
+      readonly forcePathStyle: boolean;
+      /** Null: the AWS SDK's default credential chain. */
+      readonly credentials: { readonly accessKeyId: string; readonly secretAccessKey: string } | null;
+    };

@@ -125,4 +125,54 @@ describe('loadConfig: providers, SSO and storage', () => {
     expect(c.storageDir).toBe('/tmp/cfg-sso/storage');
     expect(() => loadConfig({ DATA_DIR: '/tmp/cfg-sso', DNS_RESOLVER: 'nohost' })).toThrow(/DNS_RESOLVER/);
   });
+
+  it('STORAGE_URL: file:// (default DATA_DIR/storage, STORAGE_DIR a shorthand) and s3:// with its parameters', () => {
+    const base = { DATA_DIR: '/tmp/cfg-storage' };
+    expect(loadConfig(base).storage).toEqual({ driver: 'file', dir: '/tmp/cfg-storage/storage' });
+    expect(loadConfig({ ...base, STORAGE_DIR: '/srv/files' }).storage).toEqual({ driver: 'file', dir: '/srv/files' });
+    const file = loadConfig({ ...base, STORAGE_DIR: '/ignored', STORAGE_URL: 'file:///srv/lp%20files' });
+    expect(file.storage).toEqual({ driver: 'file', dir: '/srv/lp files' });
+    expect(file.storageDir).toBe('/srv/lp files');
+    const s3 = loadConfig({
+      ...base,
+      STORAGE_URL:
+        's3://lp-files/prod/eu?region=eu-west-1&endpoint=http%3A%2F%2F127.0.0.1%3A9000%2F&force_path_style=true',
+      S3_ACCESS_KEY_ID: 'AKIA',
+      S3_SECRET_ACCESS_KEY: 'secret',
+    });
+    expect(s3.storage).toEqual({
+      driver: 's3',
+      bucket: 'lp-files',
+      prefix: 'prod/eu',
+      region: 'eu-west-1',
+      endpoint: 'http://127.0.0.1:9000',
+      forcePathStyle: true,
+      credentials: { accessKeyId: 'AKIA', secretAccessKey: 'secret' },
+    });
+    expect(loadConfig({ ...base, STORAGE_URL: 's3://lp-files?region=us-east-1' }).storage).toEqual({
+      driver: 's3',
+      bucket: 'lp-files',
+      prefix: '',
+      region: 'us-east-1',
+      endpoint: null,
+      forcePathStyle: false,
+      credentials: null,
+    });
+    for (const [url, message] of [
+      ['http://x/y', /STORAGE_URL must be a file:\/\/ or s3:\/\/ URL/],
+      ['file://relative/path', /STORAGE_URL must be file:\/\/\/absolute\/path/],
+      ['s3://lp-files', /needs \?region/],
+      ['s3://lp-files?region=x&acl=public', /unknown parameter "acl"/],
+      ['s3://Bad_Bucket?region=x', /invalid bucket/],
+      ['s3://key:secret@lp-files?region=x', /credentials go in S3_/],
+      ['s3://lp-files/../x?region=x', /invalid prefix/],
+      ['s3://lp-files?region=x&endpoint=ftp://h', /endpoint must be an http/],
+      ['s3://lp-files?region=x&force_path_style=yes', /force_path_style must be true or false/],
+    ] as const) {
+      expect(() => loadConfig({ ...base, STORAGE_URL: url })).toThrow(message);
+    }
+    expect(() => loadConfig({ ...base, STORAGE_URL: 's3://lp-files?region=x', S3_ACCESS_KEY_ID: 'a' })).toThrow(
+      /S3_SECRET_ACCESS_KEY/,
+    );
+  });
 });

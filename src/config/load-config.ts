@@ -1,9 +1,10 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { plainToInstance } from 'class-transformer';
 import { validateSync, type ValidationError } from 'class-validator';
-import { type AppConfig, EnvSettings, type NodeEnv } from './app-config';
+import { type AppConfig, EnvSettings, type NodeEnv, type StorageSettings } from './app-config';
 
 /** Thrown when a setting is missing or invalid; its message is the one line printed at start. */
 export class ConfigError extends Error {
@@ -88,6 +89,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   const webUrl = stripSlash(settings.WEB_URL ?? 'http://localhost:3000');
   const appUrl = stripSlash(settings.APP_URL ?? webUrl);
 
+  const storage = storageSettings(settings, dataDir);
+
   if (isProduction && settings.COOKIE_SECURE === false && !baseUrl.startsWith('http://localhost')) {
     throw new ConfigError('COOKIE_SECURE', 'cannot be false in production');
   }
@@ -115,7 +118,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     dataDir,
     processJobs: settings.PROCESS_JOBS ?? true,
     migrateOnStart: settings.MIGRATE_ON_START ?? true,
-    storageDir: resolve(settings.STORAGE_DIR ?? join(dataDir, 'storage')),
+    storageDir: storage.driver === 'file' ? storage.dir : resolve(settings.STORAGE_DIR ?? join(dataDir, 'storage')),
+    storage,
     providers: {
       google:
         settings.GOOGLE_CLIENT_ID && settings.GOOGLE_CLIENT_SECRET
@@ -226,6 +230,63 @@ function aiRemote(settings: EnvSettings, isProduction: boolean): AppConfig['ai']
 }
 
 /** Outside production the signing key is generated once into DATA_DIR, like the other local secrets. */
+const S3_QUERY = new Set(['region', 'endpoint', 'force_path_style']);
+/** Bucket names as S3 allows them (3 to 63 lowercase letters, digits, dots and hyphens). */
+const S3_BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+/** STORAGE_URL (`file://` or `s3://`); without it STORAGE_DIR, else `DATA_DIR/storage`. */
+function storageSettings(settings: EnvSettings, dataDir: string): StorageSettings {
+  const raw = settings.STORAGE_URL;
+  if (!raw) return { driver: 'file', dir: resolve(settings.STORAGE_DIR ?? join(dataDir, 'storage')) };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('STORAGE_URL', 'is not a URL');
+  }
+  if (url.protocol === 'file:') {
+    if (url.search || url.hash || (url.host && url.host !== 'localhost'))
+      throw new ConfigError('STORAGE_URL', 'must be file:///absolute/path');
+    const dir = fileURLToPath(url);
+    if (!isAbsolute(dir)) throw new ConfigError('STORAGE_URL', 'must be file:///absolute/path');
+    return { driver: 'file', dir: resolve(dir) };
+  }
+  if (url.username || url.password || url.port || url.hash)
+    throw new ConfigError('STORAGE_URL', 'must be s3://<bucket>[/<prefix>]?region=<r> (credentials go in S3_*)');
+  if (!S3_BUCKET.test(url.hostname)) throw new ConfigError('STORAGE_URL', 'names an invalid bucket');
+  for (const name of url.searchParams.keys()) {
+    if (!S3_QUERY.has(name)) throw new ConfigError('STORAGE_URL', `has an unknown parameter "${name}"`);
+  }
+  const region = url.searchParams.get('region');
+  if (!region) throw new ConfigError('STORAGE_URL', 'needs ?region=<region>');
+  const endpoint = url.searchParams.get('endpoint');
+  if (endpoint !== null && !/^https?:\/\/[^/]+/.test(endpoint))
+    throw new ConfigError('STORAGE_URL', 'endpoint must be an http(s) URL');
+  const pathStyle = url.searchParams.get('force_path_style');
+  if (pathStyle !== null && pathStyle !== 'true' && pathStyle !== 'false')
+    throw new ConfigError('STORAGE_URL', 'force_path_style must be true or false');
+  // From the text as written: URL parsing would resolve `..` segments away.
+  const written = raw.slice('s3://'.length).split(/[?#]/)[0];
+  const prefix = written.includes('/') ? written.slice(written.indexOf('/')).replace(/^\/+|\/+$/g, '') : '';
+  if (prefix && !prefix.split('/').every((s) => /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}$/.test(s)))
+    throw new ConfigError('STORAGE_URL', 'has an invalid prefix');
+  const { S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey } = settings;
+  if (Boolean(accessKeyId) !== Boolean(secretAccessKey))
+    throw new ConfigError(
+      accessKeyId ? 'S3_SECRET_ACCESS_KEY' : 'S3_ACCESS_KEY_ID',
+      'is required with the other S3 key',
+    );
+  return {
+    driver: 's3',
+    bucket: url.hostname,
+    prefix,
+    region,
+    endpoint: endpoint === null ? null : endpoint.replace(/\/+$/, ''),
+    forcePathStyle: pathStyle === 'true',
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : null,
+  };
+}
+
 function openBadgesSettings(settings: EnvSettings, isProduction: boolean, dataDir: string): AppConfig['openBadges'] {
   const enabled = settings.OB_ENABLED ?? !isProduction;
   if (!enabled) return { enabled, signingKeyPem: null };

@@ -19,6 +19,7 @@ import { JobsRecovery } from '@/core/queue/jobs-recovery';
 import { JobsService } from '@/core/queue/jobs.service';
 import { MailSink } from './mail-sink';
 import { ProbeModule } from './probe.module';
+import { startS3Server, type S3Server } from './s3-server';
 import {
   ADMIN_DATABASE_URL,
   databaseUrl,
@@ -53,6 +54,11 @@ export interface TestAppOptions {
   databasePort?: number;
   /** Start the test clock this far ahead (a process booting after time has passed, before its first job runs). */
   clockOffsetMs?: number;
+  /**
+   * The file store: `file` (default, a folder under the data dir) or `s3` (a real S3 server on loopback, started
+   * for this app and stopped by `close`). Another process sharing the files passes the same `env.STORAGE_URL`.
+   */
+  storage?: 'file' | 's3';
 }
 
 export interface TestApp {
@@ -63,6 +69,8 @@ export interface TestApp {
   clock: ManualClock;
   mail: MailSink;
   baseUrl: string;
+  /** The S3 server of `storage: 's3'` (null otherwise). */
+  s3: S3Server | null;
   /** The application's own data source (real PostgreSQL, this file's database). */
   db: DataSource;
   /** Plain supertest against the server. */
@@ -107,6 +115,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
 
   const mail = new MailSink();
   if (options.smtp !== false) await mail.start();
+  const s3 = options.storage === 's3' ? await startS3Server() : null;
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const ownsDataDir = options.dataDir === undefined;
@@ -128,6 +137,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATA_DIR: dataDir,
+    ...s3?.env,
     ...options.env,
   };
   const config = loadConfig(env);
@@ -160,6 +170,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     clock,
     mail,
     baseUrl,
+    s3,
     db: app.get(DataSource),
     http: () => request(server),
     client,
@@ -170,6 +181,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
       await app.get(JobsRecovery).stop();
       await app.close();
       await mail.stop();
+      await s3?.stop();
       if (ownsDataDir) rmSync(dataDir, { recursive: true, force: true });
       if (!ownsDatabase) return;
       const dropper = new Client({ connectionString: ADMIN_DATABASE_URL });

@@ -31,6 +31,17 @@ export class TransactionRunner {
     }
     return result;
   }
+
+  /**
+   * A read-only snapshot (REPEATABLE READ READ ONLY): every read of `work` sees one consistent state, as a long
+   * export needs, and a write inside it fails.
+   */
+  async snapshot<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
+      await manager.query('SET TRANSACTION READ ONLY');
+      return work(manager);
+    });
+  }
 }
 
 /**

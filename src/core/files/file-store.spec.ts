@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { AppConfig } from '@/config/app-config';
-import { LocalFileStore } from './file-store';
+import { FileNotFoundError, LocalFileStore } from './file-store';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -162,7 +162,7 @@ describe('LocalFileStore', () => {
     await store.delete('d/a');
     await store.delete('d/never');
     expect(await store.exists('d/a')).toBe(false);
-    await expect(store.read('d/a')).rejects.toThrow(/ENOENT/);
+    await expect(store.read('d/a')).rejects.toThrow(FileNotFoundError);
   });
 
   it('a failed write leaves no file and no temporary file, and keeps the previous version', async () => {

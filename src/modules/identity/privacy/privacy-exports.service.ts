@@ -1,12 +1,11 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Readable } from 'node:stream';
-import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
 import { isUniqueViolation } from '@/core/database/constraint-violation';
 import { TransactionRunner, type Tx } from '@/core/database/transaction';
-import { FileStore } from '@/core/files/file-store';
+import { FileNotFoundError, FileStore } from '@/core/files/file-store';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
 import { MailService } from '@/core/mail/mail.service';
@@ -49,7 +48,6 @@ export class PrivacyExportsService {
     private readonly users: UsersService,
     private readonly audit: AuditService,
     private readonly transactions: TransactionRunner,
-    private readonly dataSource: DataSource,
     private readonly clock: Clock,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
@@ -112,7 +110,11 @@ export class PrivacyExportsService {
     if (row.status !== 'ready' || !row.file_key || !row.ready_at) {
       throw ApiError.conflict('export_not_ready', 'This export is not ready.');
     }
-    const stream = await this.files.read(row.file_key);
+    // A missing object (deleted outside the application) is an expired export, never a 500.
+    const stream = await this.files.read(row.file_key).catch((err: unknown) => {
+      if (err instanceof FileNotFoundError) throw ApiError.gone('export_expired', 'This export has expired.');
+      throw err;
+    });
     await this.audit.record({
       action: 'privacy.export_downloaded',
       actorId: userId,
@@ -146,32 +148,19 @@ export class PrivacyExportsService {
       const locale = this.users.emailLocale(user);
       const key = `privacy-exports/${userId}/${exportId}.zip`;
       const generatedAt = this.clock.now();
-      const runner = this.dataSource.createQueryRunner();
-      await runner.connect();
-      let manifest: Manifest;
-      let sizeBytes: number;
-      try {
-        // One snapshot for every exporter (the files agree with each other); exporters may page with a cursor in it.
-        await runner.startTransaction('REPEATABLE READ');
-        await runner.query('SET TRANSACTION READ ONLY');
+      // One snapshot for every exporter (the files agree with each other); exporters may page with a cursor in it.
+      const { manifest, sizeBytes } = await this.transactions.snapshot(async (manager) => {
         const areas: ExportArea[] = [...this.registry.byArea()].map(([area, handlers]) => ({
           area,
-          sections: handlers.map((h) => ({ key: h.key, rows: () => h.handler.export(userId, runner.manager) })),
+          sections: handlers.map((h) => ({ key: h.key, rows: () => h.handler.export(userId, manager) })),
         }));
         const archive = exportArchive(areas, { userId, generatedAt, locale });
         const [stored] = await Promise.all([
           this.files.write(key, archive.stream, { encrypt: true }),
           archive.finalize(),
         ]);
-        manifest = archive.manifest;
-        sizeBytes = stored.sizeBytes;
-        await runner.commitTransaction();
-      } catch (err) {
-        if (runner.isTransactionActive) await runner.rollbackTransaction().catch(() => undefined);
-        throw err;
-      } finally {
-        await runner.release();
-      }
+        return { manifest: archive.manifest, sizeBytes: stored.sizeBytes };
+      });
       const readyAt = this.clock.now();
       const expiresAt = new Date(readyAt.getTime() + EXPORT_LIFETIME_MS);
       await this.transactions.run(async (tx) => {

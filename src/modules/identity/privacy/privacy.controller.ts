@@ -153,7 +153,8 @@ export class PrivacyController {
     summary: 'Download an export',
     description:
       'The ZIP (`application/zip`, `Content-Disposition: attachment; filename="export-<YYYYMMDD>.zip"`, ' +
-      '`Cache-Control: private, no-store`). Audited `privacy.export_downloaded`.',
+      '`Cache-Control: private, no-store`), streamed from the file store. Past its expiry, or its file no longer in ' +
+      'the store: 410 `export_expired`. Audited `privacy.export_downloaded`.',
   })
   @ApiOkResponse({
     description: 'The ZIP',

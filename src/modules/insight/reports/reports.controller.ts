@@ -74,7 +74,8 @@ export class ReportsController {
     description:
       `The file, streamed, with \`Content-Disposition: attachment; filename="<type>-<organization slug>-<YYYYMMDD>.<csv|xlsx>"\` ` +
       `(the day it was requested, UTC) and \`Cache-Control: private, no-store\`. ${ACCESS} Not completed yet (or ` +
-      'failed): 409 `report_not_ready`; past `expires_at`: 410 `report_expired`. Audited (`report.downloaded`).',
+      'failed): 409 `report_not_ready`; past `expires_at`, or its file no longer in the file store: 410 ' +
+      '`report_expired`. Audited (`report.downloaded`).',
   })
   @ApiOkResponse({
     description: 'The file',

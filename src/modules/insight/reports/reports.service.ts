@@ -6,7 +6,7 @@ import { isAdmin, type Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
-import { FileStore } from '@/core/files/file-store';
+import { FileNotFoundError, FileStore } from '@/core/files/file-store';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { MailService } from '@/core/mail/mail.service';
@@ -160,7 +160,12 @@ export class ReportsService {
     if (report.status !== 'completed' || !report.file_key)
       throw ApiError.conflict('report_not_ready', 'The report is not ready.');
     const org = await this.organizations.getById(member.organizationId);
-    const stream = await this.files.read(report.file_key);
+    // The object can be gone although the row says completed (deleted by an operator, a lifecycle rule, a restore
+    // without files): that is an expired report, never a 500.
+    const stream = await this.files.read(report.file_key).catch((err: unknown) => {
+      if (err instanceof FileNotFoundError) throw ApiError.gone('report_expired', 'The report expired.');
+      throw err;
+    });
     await this.audit.record({
       action: 'report.downloaded',
       actorId: member.userId,

@@ -28,14 +28,18 @@ export class HealthController {
   @Get('ready')
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
-    summary: 'Readiness: the database and the cache/queue backend respond',
-    description: 'Answers 503 with the error envelope (`service_unavailable`) naming what did not respond.',
+    summary: 'Readiness: the database, the cache/queue backend and the file store respond',
+    description:
+      'Answers 503 with the error envelope (`service_unavailable`) naming what did not respond. The file store is ' +
+      'checked with a `HEAD` on the bucket (`s3://`) or a writable folder (`file://`).',
   })
   @ApiOkResponse({ type: HealthDto })
   @ApiErrors([503, 'service_unavailable'])
   async ready(): Promise<HealthDto> {
     const r = await this.health.readiness();
-    const down = [!r.database && 'database', !r.queue && 'queue', !r.cache && 'cache'].filter(Boolean);
+    const down = [!r.database && 'database', !r.queue && 'queue', !r.cache && 'cache', !r.storage && 'storage'].filter(
+      Boolean,
+    );
     if (down.length > 0) throw new ApiError('service_unavailable', `Not ready: ${down.join(', ')} not responding.`);
     return { status: 'ok' };
   }

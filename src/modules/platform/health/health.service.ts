@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { DataSource } from 'typeorm';
+import { FileStore } from '@/core/files/file-store';
 import { QUEUE_DRIVER, type QueueDriver } from '@/core/queue/drivers/queue-driver';
 import { REDIS } from '@/core/redis/redis.module';
 
@@ -20,6 +21,8 @@ export interface Readiness {
   database: boolean;
   queue: boolean;
   cache: boolean;
+  /** The file store (a HEAD on the bucket, or the folder writable). */
+  storage: boolean;
 }
 
 @Injectable()
@@ -28,11 +31,12 @@ export class HealthService {
     private readonly dataSource: DataSource,
     @Inject(QUEUE_DRIVER) private readonly queue: QueueDriver,
     @Inject(REDIS) private readonly redis: Redis | null,
+    private readonly files: FileStore,
   ) {}
 
   /** Asks each backend, in parallel and with a short timeout. */
   async readiness(): Promise<Readiness> {
-    const [database, queue, cache] = await Promise.all([
+    const [database, queue, cache, storage] = await Promise.all([
       within(this.dataSource.query('SELECT 1'), CHECK_TIMEOUT_MS).then(
         () => true,
         () => false,
@@ -44,7 +48,8 @@ export class HealthService {
             () => false,
           )
         : Promise.resolve(true),
+      within(this.files.healthy(), CHECK_TIMEOUT_MS).catch(() => false),
     ]);
-    return { database, queue, cache };
+    return { database, queue, cache, storage };
   }
 }

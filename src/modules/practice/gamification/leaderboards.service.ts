@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { Clock } from '@/core/clock/clock';
 import { LeaderboardStore } from './leaderboard.store';
 import { LedgerRepository } from './ledger.repository';
@@ -15,18 +14,11 @@ export class LeaderboardsService {
   constructor(
     private readonly store: LeaderboardStore,
     private readonly ledger: LedgerRepository,
-    private readonly dataSource: DataSource,
     private readonly clock: Clock,
   ) {}
 
   async rebuild(organizationId?: string): Promise<{ organizations: number }> {
-    const ids = organizationId
-      ? [organizationId]
-      : (
-          await this.dataSource.query<{ organization_id: string }[]>(
-            `SELECT DISTINCT organization_id FROM xp_totals ORDER BY organization_id`,
-          )
-        ).map((r) => r.organization_id);
+    const ids = organizationId ? [organizationId] : await this.ledger.organizationsWithXp();
     const zones = await this.ledger.organizationZones(ids);
     const now = this.clock.now();
     for (const id of ids) {

@@ -65,6 +65,14 @@ const COUNTERS = [
 export class LedgerRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /** Every organization with XP, for a rebuild of all leaderboards. */
+  async organizationsWithXp(): Promise<string[]> {
+    const rows = await this.dataSource.query<{ organization_id: string }[]>(
+      `SELECT DISTINCT organization_id FROM xp_totals ORDER BY organization_id`,
+    );
+    return rows.map((r) => r.organization_id);
+  }
+
   /** Time zones of people (the users area's column, read here for a whole batch in one statement). */
   async userZones(userIds: readonly string[], tx?: Tx): Promise<Map<string, string>> {
     if (userIds.length === 0) return new Map();

@@ -15,7 +15,8 @@ export class SeoController {
   @ApiOperation({
     summary: 'Regenerate the static SEO pages of all published courses',
     description:
-      'One HTML page per published course under `{STORAGE_DIR}/seo/courses/{slug}.html`: escaped title and summary, ' +
+      'One HTML page per published course at `seo/courses/{slug}.html` in the file store (`STORAGE_URL`, stored as ' +
+      'plain HTML for a web server or CDN): escaped title and summary, ' +
       'the description rendered from markdown (raw HTML shown escaped), the lesson outline, `<link rel="canonical">` ' +
       'to `{web_url}/courses/{slug}`, a meta description and schema.org `Course` JSON-LD. A page whose content did not ' +
       'change is not rewritten (`skipped`); pages are written atomically; pages of courses no longer published are ' +

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { text } from 'node:stream/consumers';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
+import { FileNotFoundError, FileStore } from '@/core/files/file-store';
 import type { SeoRebuildDto } from '@/modules/learning/editor/dto/editor.dto';
 import { EditorRepository } from '@/modules/learning/editor/editor.repository';
 import { renderCoursePage } from './seo-page';
@@ -11,10 +10,14 @@ const BATCH = 200;
 /** Slugs as the database allows them: file names that cannot leave the folder. */
 const SAFE_SLUG = /^[a-z0-9-]{3,80}$/;
 
+/** Where the pages live in the file store. */
+const FOLDER = 'seo/courses';
+
 /**
- * Static, indexable pages of the published courses under `{storageDir}/seo/courses/{slug}.html`, for the web front
- * end or a CDN to serve. Each page is written atomically (a temporary file renamed over it), only when its content
- * changed; pages of courses no longer published are removed. Rebuilds in one process run one at a time.
+ * Static, indexable pages of the published courses at `seo/courses/{slug}.html` in the file store (under
+ * `STORAGE_URL`: a folder, or a bucket a CDN can serve), as raw HTML for the web front end or a CDN to serve.
+ * Each page is written atomically by the store, only when its content changed; pages of courses no longer
+ * published are removed. Rebuilds in one process run one at a time.
  */
 @Injectable()
 export class SeoService {
@@ -24,11 +27,8 @@ export class SeoService {
   constructor(
     private readonly editor: EditorRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly files: FileStore,
   ) {}
-
-  get directory(): string {
-    return join(this.config.storageDir, 'seo', 'courses');
-  }
 
   rebuildAll(): Promise<SeoRebuildDto> {
     const run = this.queue.then(() => this.rebuild());
@@ -37,8 +37,6 @@ export class SeoService {
   }
 
   private async rebuild(): Promise<SeoRebuildDto> {
-    const dir = this.directory;
-    await mkdir(dir, { recursive: true });
     const result: SeoRebuildDto = { built: 0, skipped: 0, slugs: [] };
     const published = new Set<string>();
     for (let after: string | null = null; ;) {
@@ -52,35 +50,34 @@ export class SeoService {
         }
         published.add(course.slug);
         const html = renderCoursePage(course, this.config.webUrl);
-        const file = join(dir, `${course.slug}.html`);
-        const current = await readFile(file, 'utf8').catch(() => null);
-        if (current === html) {
+        const key = `${FOLDER}/${course.slug}.html`;
+        if ((await this.current(key)) === html) {
           result.skipped++;
           continue;
         }
-        await writeAtomically(dir, file, html);
+        await this.files.write(key, Buffer.from(html, 'utf8'), { raw: true, contentType: 'text/html; charset=utf-8' });
         result.built++;
         result.slugs.push(course.slug);
       }
     }
     let removed = 0;
-    for (const name of await readdir(dir)) {
-      if (!name.endsWith('.html') || published.has(name.slice(0, -'.html'.length))) continue;
-      await unlink(join(dir, name)).catch(() => undefined);
+    for (const key of await this.files.list(FOLDER)) {
+      const name = key.slice(FOLDER.length + 1);
+      if (!name.endsWith('.html') || name.includes('/') || published.has(name.slice(0, -'.html'.length))) continue;
+      await this.files.delete(key);
       removed++;
     }
     this.logger.log({ ...result, slugs: result.slugs.length, removed }, 'SEO pages rebuilt');
     return result;
   }
-}
 
-async function writeAtomically(dir: string, file: string, content: string): Promise<void> {
-  const temporary = join(dir, `.${randomBytes(8).toString('hex')}.tmp`);
-  try {
-    await writeFile(temporary, content, { encoding: 'utf8', flag: 'wx' });
-    await rename(temporary, file);
-  } catch (err) {
-    await unlink(temporary).catch(() => undefined);
-    throw err;
+  /** The page as stored, or null when there is none. */
+  private async current(key: string): Promise<string | null> {
+    try {
+      return await text(await this.files.read(key, { raw: true }));
+    } catch (err) {
+      if (err instanceof FileNotFoundError) return null;
+      throw err;
+    }
   }
 }

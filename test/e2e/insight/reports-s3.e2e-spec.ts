@@ -1,0 +1,3 @@
+import { reportsSuite } from './reports.cases';
+
+reportsSuite('s3');
