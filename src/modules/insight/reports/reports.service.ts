@@ -98,7 +98,7 @@ export class ReportsService {
     if (f.to) filters.to = f.to;
     const lang = dto.lang ?? (await this.users.getById(member.userId)).locale;
     const now = this.clock.now();
-    const id = await this.transactions.run(async (tx) => {
+    const report = await this.transactions.run(async (tx) => {
       const reportId = await this.repository.insert(
         {
           organizationId: member.organizationId,
@@ -129,9 +129,11 @@ export class ReportsService {
         { report_id: reportId },
         { organizationId: member.organizationId, tx, dedupeKey: `reports.generate:${reportId}` },
       );
-      return reportId;
+      // Read inside the transaction: the job may start the moment it commits, and the answer is the request's
+      // own state (`queued`), not whatever the worker has made of it by then.
+      return (await this.repository.find(member.organizationId, reportId, tx))!;
     });
-    return this.get(member, id);
+    return this.toDto(report);
   }
 
   async list(member: Membership, query: ReportListQueryDto): Promise<Page<ReportDto>> {
