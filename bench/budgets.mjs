@@ -6,7 +6,7 @@
 // Needs PostgreSQL and Redis on their local ports (or BENCH_ADMIN_DATABASE_URL / BENCH_REDIS_URL).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { alternate, freePort, scratchDatabase, startService, stop } from './lib.mjs';
+import { alternate, autocannon, freePort, scratchDatabase, startService, stop } from './lib.mjs';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const duration = Number(process.env.BENCH_DURATION ?? 10);
@@ -47,6 +47,9 @@ try {
   if (!withFields.headers.get('ratelimit') || withoutFields.headers.get('ratelimit')) {
     throw new Error('budgets on must send the RateLimit field and budgets off must not');
   }
+  // Warm both up (JIT, connection pools) before the measured rounds.
+  for (const port of [offPort, onPort])
+    await autocannon(`http://127.0.0.1:${port}/version`, { connections, duration: 2 });
   const results = await alternate(
     [
       { name: 'GET /version, budgets off', url: `http://127.0.0.1:${offPort}/version` },
