@@ -76,6 +76,12 @@ export class BudgetCounter {
   private async reconcileOnce(nowMs: number): Promise<void> {
     const batch: { entry: Entry; count: number }[] = [];
     for (const [mapKey, entry] of this.entries) {
+      // A window over for longer than its own length is never read again (its shared key has expired too): hits
+      // kept for it while the store was down are dropped rather than held forever.
+      if (entry.windowEndMs + entry.policy.windowSeconds * 1000 <= nowMs && entry.sending === 0) {
+        this.entries.delete(mapKey);
+        continue;
+      }
       if (entry.pending > 0 && this.store) {
         batch.push({ entry, count: entry.pending });
         entry.sending += entry.pending;

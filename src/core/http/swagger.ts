@@ -183,7 +183,7 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, v
         'Every error is the envelope `{error: {code, message, request_id, details?}}`; `request_id` equals the',
         '`X-Request-Id` response header. JSON fields are snake_case, ids are UUIDs, times are ISO 8601 UTC.',
         'Lists are pages `{items, total, limit, offset}` with `limit` 1..200 (default 50) and `offset` >= 0.',
-        `Every operation but the probes and \`/metrics\` counts against a request budget (${describeBudgets(config.budgets)}):`,
+        `Every operation but \`/health\`, \`/ready\` and \`/metrics\` counts against a request budget (${describeBudgets(config.budgets)}):`,
         'over it the answer is 429 `too_many_requests` with `Retry-After`; answers carry the IETF `RateLimit-Policy`',
         'and `RateLimit` fields of the budget, or of a route limit closer to exhaustion.',
         `Service version ${version}.`,
