@@ -165,6 +165,17 @@ describe('Request budgets (extensions-v3 4)', () => {
     });
   });
 
+  describe('own budgets (SCIM and LTI service tokens)', () => {
+    it('an operation marked @OwnBudget() counts against its own limits only', async () => {
+      freshWindow(t);
+      const ip = t.nextIp();
+      for (let i = 0; i < ANONYMOUS; i++) await t.http().get('/version').set('X-Forwarded-For', ip).expect(200);
+      await t.http().get('/version').set('X-Forwarded-For', ip).expect(429);
+      const res = await t.http().get('/api/v1/_probe/own-budget').set('X-Forwarded-For', ip).expect(200);
+      expectFields(res, 'probe.own', 100, 99);
+    });
+  });
+
   describe('cookie session: per session', () => {
     it('allows exactly the budget, then 429; the address and a second session keep theirs', async () => {
       const a = await signIn(t);
