@@ -274,7 +274,9 @@ function documentRateLimitHeaders(doc: OpenAPIObject, budgets: BudgetLimits | un
       op.responses['429'] = {
         description: outside
           ? 'Never answered: this operation is outside request budgets (probes and metrics)'
-          : `Over the request budget (\`too_many_requests\`, header \`Retry-After\` in seconds). Budgets: ${budgetText}`,
+          : own
+            ? 'Over the limits of the operation’s own credentials (`too_many_requests`, `Retry-After` in seconds)'
+            : `Over the request budget (\`too_many_requests\`, header \`Retry-After\` in seconds). Budgets: ${budgetText}`,
         content: ENVELOPE,
       };
     } else if (!outside && !own) {
