@@ -22,8 +22,6 @@ const inputs = (type) => [
   `$.paths[*][*].parameters[?(@ && @.schema && @.schema.type == "${type}")].schema`,
   `$.paths[*][*].requestBody..[?(@ && @.type == "${type}")]`,
 ];
-/** Operations with a rate limit (`x-rate-limits`, written by the `@RateLimit` decorator). */
-const LIMITED = '$.paths[*][?(@ && @["x-rate-limits"])]';
 
 export default {
   extends: [
@@ -44,17 +42,9 @@ export default {
     // Free text (names, bios, messages, markdown) has no format or pattern by nature; its length is what bounds it,
     // and string-limit above requires that on every input string.
     'owasp:api4:2023-string-restricted': 'off',
-    // Rate-limit fields are sent, and documented, by the operations that have a limit (`@RateLimit`: sign-in,
-    // codes, verification, public forms...); the others have none to describe. A client can only be answered 429
-    // by a limited operation, so 429 is documented there.
-    'owasp:api4:2023-rate-limit': {
-      ...rule('owasp:api4:2023-rate-limit'),
-      given: `${LIMITED}.responses[?(@property.match(/^(2|4)/))]`,
-    },
-    'owasp:api4:2023-rate-limit-responses-429': {
-      ...rule('owasp:api4:2023-rate-limit-responses-429'),
-      given: `${LIMITED}.responses`,
-    },
+    // owasp:api4:2023-rate-limit and -responses-429 apply as they are: every operation counts against a request
+    // budget and documents the RateLimit fields and 429 (probes and /metrics, outside budgets, say they never send
+    // them).
     // 401 is documented (with the envelope) on every operation that needs a credential; a public operation
     // (`x-public`: probes, sign-in, public verification, public forms) cannot answer it.
     'owasp:api8:2023-define-error-responses-401': {

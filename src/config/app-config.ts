@@ -396,6 +396,28 @@ export class EnvSettings {
   @Transform(emptyToUndefined)
   @IsString()
   METRICS_HOST?: string;
+
+  /** Request budgets per minute (extensions-v3 4); 0 turns one off. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000_000)
+  API_BUDGET_TOKEN_PER_MINUTE?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000_000)
+  API_BUDGET_SESSION_PER_MINUTE?: number;
+
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(1_000_000_000)
+  API_BUDGET_ANONYMOUS_PER_MINUTE?: number;
 }
 
 export type NodeEnv = 'development' | 'test' | 'production';
@@ -472,6 +494,12 @@ export interface AppConfig {
   readonly supportInbox: string | null;
   readonly openBadges: { readonly enabled: boolean; readonly signingKeyPem: string | null };
   readonly metrics: { readonly token: string | null; readonly port: number | null; readonly host: string };
+  /** Requests per minute per token, per cookie session, per client address (IPv6 by /64); 0 is off. */
+  readonly budgets: {
+    readonly tokenPerMinute: number;
+    readonly sessionPerMinute: number;
+    readonly anonymousPerMinute: number;
+  };
 }
 
 export const APP_CONFIG = Symbol('APP_CONFIG');

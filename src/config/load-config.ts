@@ -173,6 +173,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       port: settings.METRICS_PORT ?? null,
       host: settings.METRICS_HOST ?? '127.0.0.1',
     },
+    budgets: {
+      tokenPerMinute: settings.API_BUDGET_TOKEN_PER_MINUTE ?? 1_200,
+      sessionPerMinute: settings.API_BUDGET_SESSION_PER_MINUTE ?? 600,
+      anonymousPerMinute: settings.API_BUDGET_ANONYMOUS_PER_MINUTE ?? 300,
+    },
   });
 }
 

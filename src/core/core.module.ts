@@ -4,6 +4,8 @@ import type { AppConfig } from '@/config/app-config';
 import { ConfigModule } from '@/config/config.module';
 import { AuditModule } from './audit/audit.module';
 import { AuthCoreModule } from './auth/auth-core.module';
+import { BudgetGuard } from './budgets/budget.guard';
+import { BudgetsModule } from './budgets/budgets.module';
 import { CredentialGuard } from './auth/credential.guard';
 import { OrgScopeGuard } from './auth/org-scope.guard';
 import { StepUpGuard } from './auth/step-up.guard';
@@ -45,6 +47,7 @@ export class CoreModule {
         PrivacyCoreModule,
         FilesModule,
         RateLimitModule,
+        BudgetsModule,
         MailModule,
         AuditModule,
         AuthCoreModule,
@@ -53,8 +56,10 @@ export class CoreModule {
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
-        // Order matters: who is calling, where (organization and role), what they may do, then how often.
+        // Order matters: who is calling and their request budget, where (organization and role), what they may do,
+        // then how often this operation.
         { provide: APP_GUARD, useExisting: CredentialGuard },
+        { provide: APP_GUARD, useExisting: BudgetGuard },
         { provide: APP_GUARD, useExisting: OrgScopeGuard },
         { provide: APP_GUARD, useExisting: StepUpGuard },
         { provide: APP_GUARD, useExisting: RateLimitGuard },

@@ -16,6 +16,7 @@ import { defineJob } from '@/core/queue/job-definition';
 import { JobHandler, type JobContext } from '@/core/queue/job-handler.decorator';
 import { JobsService } from '@/core/queue/jobs.service';
 import { defineSchedule, type ScheduleContext, ScheduleHandler } from '@/core/queue/schedule';
+import { OwnBudget } from '@/core/budgets/budgets';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 
 export const PROBE_JOB = defineJob<{ key: string; failTimes: number }>({
@@ -228,6 +229,15 @@ export class ProbeController {
   @ApiOperation({ summary: 'probe' })
   @RateLimit({ name: 'probe.limited', points: 3, durationSeconds: 60, key: 'ip' })
   limited(): { ok: true } {
+    return { ok: true };
+  }
+
+  /** A route whose credentials have their own limits (as SCIM and LTI service tokens): outside request budgets. */
+  @Get('own-budget')
+  @ApiOperation({ summary: 'probe' })
+  @OwnBudget()
+  @RateLimit({ name: 'probe.own', points: 100, durationSeconds: 60, key: 'ip' })
+  ownBudget(): { ok: true } {
     return { ok: true };
   }
 

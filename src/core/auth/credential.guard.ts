@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable, Optional } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
+import { BudgetsService } from '@/core/budgets/budgets.service';
 import { ApiError } from '@/core/http/api-error';
 import { COOKIE } from '@/core/http/cookies';
 import {
@@ -43,6 +44,7 @@ export class CredentialGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
     @Optional() @Inject(GuardianConsentResolver) private readonly consent: GuardianConsentResolver | null,
+    @Optional() @Inject(BudgetsService) private readonly budgets: BudgetsService | null,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -58,7 +60,11 @@ export class CredentialGuard implements CanActivate {
     const sessionOnly = this.reflector.getAllAndOverride<SessionOnlyRule | undefined>(SESSION_ONLY, targets);
     const strategy = sessionOnly === 'unauthorized' ? this.cookieStrategy(req) : this.strategyFor(req);
     const credential = strategy && strategyRegistered(strategy) ? await authenticateWith(strategy, req, res) : null;
-    if (!credential) throw ApiError.unauthorized();
+    if (!credential) {
+      // A refused credential makes an anonymous request: it counts against its address's budget (429 once spent).
+      this.budgets?.chargeRefused(req, res);
+      throw ApiError.unauthorized();
+    }
     req.credential = credential;
 
     const roles = this.reflector.getAllAndOverride<PlatformRole[] | undefined>(PLATFORM_ROLES, targets);

@@ -12,14 +12,14 @@ import { getMetadataStorage } from 'class-validator';
  *   `@IsIn` -> `enum`, with `each: true` applied to the items;
  * - a string whose `format` bounds its length gets that bound (`uuid` 36, `date` 10, `date-time` 35, `email` 254,
  *   `uri` 2048, `ipv4`/`ipv6` 45), and every integer a `format` (`int32` when its bounds fit, else `int64`);
- * - operations with `@RateLimit` document the `RateLimit` and `RateLimit-Policy` response fields on their 2xx and
- *   4xx answers, and `Retry-After` on 429.
+ * - every operation documents the `RateLimit` and `RateLimit-Policy` response fields on its 2xx and 4xx answers,
+ *   and a 429 with `Retry-After` (request budgets cover every operation; `@RateLimit` adds route limits).
  */
-export function documentLimits(doc: OpenAPIObject): OpenAPIObject {
+export function documentLimits(doc: OpenAPIObject, budgets?: BudgetLimits): OpenAPIObject {
   declarePathParameters(doc);
   applyValidatorConstraints(doc);
   walkSchemas(doc, boundByFormat);
-  documentRateLimitHeaders(doc);
+  documentRateLimitHeaders(doc, budgets);
   return doc;
 }
 
@@ -224,18 +224,69 @@ const RATE_LIMIT_HEADERS = {
   },
 };
 
-function documentRateLimitHeaders(doc: OpenAPIObject): void {
+/** The request budgets as the description states them (extensions-v3 4). */
+export interface BudgetLimits {
+  readonly tokenPerMinute: number;
+  readonly sessionPerMinute: number;
+  readonly anonymousPerMinute: number;
+}
+
+const ENVELOPE = { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelopeDto' } } };
+const RETRY_AFTER = {
+  description: 'Seconds to wait before trying again',
+  schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 86_400 },
+};
+
+export function describeBudgets(b: BudgetLimits): string {
+  const per = (n: number, who: string): string | null => (n > 0 ? `${n} per minute per ${who}` : null);
+  const parts = [
+    per(b.tokenPerMinute, 'token'),
+    per(b.sessionPerMinute, 'cookie session'),
+    per(b.anonymousPerMinute, 'client address without a credential (IPv6 by its /64)'),
+  ].filter(Boolean);
+  return parts.length ? parts.join('; ') : 'off';
+}
+
+/**
+ * Every operation documents the `RateLimit` fields on its 2xx and 4xx answers and a 429 with `Retry-After`: the
+ * request budgets cover every operation (extensions-v3 4) besides the route limits of `@RateLimit`. Probes and
+ * metrics (`x-budget: none`) are outside budgets: their entries say the fields are never sent.
+ */
+function documentRateLimitHeaders(doc: OpenAPIObject, budgets: BudgetLimits | undefined): void {
+  const budgetText = budgets ? describeBudgets(budgets) : 'off';
   for (const [, op] of operations(doc)) {
-    if (!(op['x-rate-limits'] as unknown[] | undefined)?.length) continue;
-    for (const [status, response] of Object.entries(op.responses ?? {})) {
+    const outside = op['x-budget'] === 'none';
+    const own = op['x-budget'] === 'own';
+    const headers = outside
+      ? {
+          RateLimit: {
+            ...RATE_LIMIT_HEADERS.RateLimit,
+            description: 'Never sent: this operation is outside request budgets',
+          },
+          'RateLimit-Policy': {
+            ...RATE_LIMIT_HEADERS['RateLimit-Policy'],
+            description: 'Never sent: this operation is outside request budgets',
+          },
+        }
+      : RATE_LIMIT_HEADERS;
+    op.responses ??= {};
+    if (!op.responses['429']) {
+      op.responses['429'] = {
+        description: outside
+          ? 'Never answered: this operation is outside request budgets (probes and metrics)'
+          : own
+            ? 'Over the limits of the operation’s own credentials (`too_many_requests`, `Retry-After` in seconds)'
+            : `Over the request budget (\`too_many_requests\`, header \`Retry-After\` in seconds). Budgets: ${budgetText}`,
+        content: ENVELOPE,
+      };
+    } else if (!outside && !own) {
+      const existing = op.responses['429'] as { description?: string };
+      existing.description = `${existing.description ?? 'Rate limited'}. Request budgets: ${budgetText}`;
+    }
+    for (const [status, response] of Object.entries(op.responses)) {
       if (!/^[24]/.test(status)) continue;
-      response.headers = { ...RATE_LIMIT_HEADERS, ...response.headers };
-      if (status === '429') {
-        response.headers['Retry-After'] ??= {
-          description: 'Seconds to wait before trying again',
-          schema: { type: 'integer', format: 'int32', minimum: 1, maximum: 86_400 },
-        };
-      }
+      response.headers = { ...headers, ...response.headers };
+      if (status === '429') response.headers['Retry-After'] ??= RETRY_AFTER;
     }
   }
 }

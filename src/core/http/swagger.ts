@@ -3,7 +3,7 @@ import { DocumentBuilder, type OpenAPIObject, SwaggerModule } from '@nestjs/swag
 import type { AppConfig } from '@/config/app-config';
 import { ERROR_CODES } from './error-codes';
 import { ErrorEnvelopeDto } from './openapi';
-import { documentLimits } from './openapi-limits';
+import { describeBudgets, documentLimits } from './openapi-limits';
 
 /** One tag per functional area (interface-v1 section 1), in the order of the contract. */
 export const API_TAGS: { name: string; description: string }[] = [
@@ -183,6 +183,9 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, v
         'Every error is the envelope `{error: {code, message, request_id, details?}}`; `request_id` equals the',
         '`X-Request-Id` response header. JSON fields are snake_case, ids are UUIDs, times are ISO 8601 UTC.',
         'Lists are pages `{items, total, limit, offset}` with `limit` 1..200 (default 50) and `offset` >= 0.',
+        `Every operation but \`/health\`, \`/ready\` and \`/metrics\` counts against a request budget (${describeBudgets(config.budgets)}):`,
+        'over it the answer is 429 `too_many_requests` with `Retry-After`; answers carry the IETF `RateLimit-Policy`',
+        'and `RateLimit` fields of the budget, or of a route limit closer to exhaustion.',
         `Service version ${version}.`,
       ].join(' '),
     )
@@ -209,5 +212,5 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, v
   );
   // The servers list is this one public instance, not an inventory of internal ones.
   for (const server of doc.servers ?? []) (server as typeof server & { 'x-internal': boolean })['x-internal'] = false;
-  return documentLimits(completeOperations(doc));
+  return documentLimits(completeOperations(doc), config.budgets);
 }

@@ -1,6 +1,7 @@
 import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { AuthenticatedRequest } from '@/core/auth/credential';
+import { budgetStateOf } from '@/core/budgets/budgets.service';
 import { RATE_LIMITS, type RateLimitPolicy } from './rate-limit';
 import { rateLimitHeaders, type RateLimitState, RateLimitService } from './rate-limit.service';
 import type { Response } from 'express';
@@ -24,7 +25,9 @@ export class RateLimitGuard implements CanActivate {
       if (state) states.push(state);
     }
     const res = context.switchToHttp().getResponse<Response>();
-    for (const [name, value] of Object.entries(rateLimitHeaders(states))) res.setHeader(name, value);
+    // One policy is shown: the closest to exhaustion among the route's limits and the request budget.
+    const shown = closestToExhaustion(states, budgetStateOf(req));
+    for (const [name, value] of Object.entries(rateLimitHeaders(shown ? [shown] : []))) res.setHeader(name, value);
     return true;
   }
 }
@@ -33,4 +36,12 @@ function keyOf(policy: RateLimitPolicy, req: AuthenticatedRequest): string | nul
   if (policy.key === 'ip') return req.ip ?? 'unknown';
   if (policy.key === 'account') return req.credential?.userId ?? null;
   return policy.key.from(req);
+}
+
+/** The state with the fewest requests left (a route limit wins a tie with the budget). */
+function closestToExhaustion(states: RateLimitState[], budget: RateLimitState | undefined): RateLimitState | undefined {
+  let shown: RateLimitState | undefined;
+  for (const state of states) if (!shown || state.remaining < shown.remaining) shown = state;
+  if (budget && (!shown || budget.remaining < shown.remaining)) shown = budget;
+  return shown;
 }

@@ -1,6 +1,7 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { Public } from '@/core/auth/access.decorators';
+import { OutsideBudgets } from '@/core/budgets/budgets';
 import { buildInfo } from '@/core/build-info';
 import { ApiError } from '@/core/http/api-error';
 import { HEALTH_BODY } from '@/core/http/health-fast-path';
@@ -15,6 +16,7 @@ export class HealthController {
   constructor(private readonly health: HealthService) {}
 
   @Get('health')
+  @OutsideBudgets()
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
     summary: 'Liveness: the process answers',
@@ -26,6 +28,7 @@ export class HealthController {
   }
 
   @Get('ready')
+  @OutsideBudgets()
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
     summary: 'Readiness: the database, the cache/queue backend and the file store respond',

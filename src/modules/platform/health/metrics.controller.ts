@@ -3,6 +3,7 @@ import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swa
 import type { Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { Public } from '@/core/auth/access.decorators';
+import { OutsideBudgets } from '@/core/budgets/budgets';
 import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
 import { MetricsService } from '@/core/metrics/metrics.service';
@@ -17,6 +18,7 @@ export class MetricsController {
   ) {}
 
   @Get('metrics')
+  @OutsideBudgets()
   @ApiBearerAuth()
   @ApiOperation({
     summary: 'Prometheus metrics of this process (operators)',

@@ -1,0 +1,80 @@
+// npm run bench:budgets: GET /version of the built service with request budgets on (every request counted against
+// its client address's budget and reconciled with Redis twice a second; quotas no load reaches, so nothing is
+// refused) against the same service with budgets off (all three settings 0), in one run: two instances on one
+// scratch database and Redis, loaded alternately with autocannon (same connections, same duration).
+// Target (extensions-v3 8): budgets on >= 0.95 of budgets off.
+// Needs PostgreSQL and Redis on their local ports (or BENCH_ADMIN_DATABASE_URL / BENCH_REDIS_URL).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { alternate, autocannon, freePort, scratchDatabase, startService, stop } from './lib.mjs';
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
+const duration = Number(process.env.BENCH_DURATION ?? 10);
+const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const TARGET = 0.95;
+
+const db = await scratchDatabase('budgets');
+const stamp = Date.now();
+const services = [];
+try {
+  const onPort = await freePort();
+  const on = await startService({
+    port: onPort,
+    databaseUrl: db.url,
+    redisPrefix: `lpbench:${stamp}:on`,
+    extraEnv: { PROCESS_JOBS: 'false', LOG_LEVEL: 'warn' },
+  });
+  services.push(on);
+  const offPort = await freePort();
+  const off = await startService({
+    port: offPort,
+    databaseUrl: db.url,
+    redisPrefix: `lpbench:${stamp}:off`,
+    extraEnv: {
+      PROCESS_JOBS: 'false',
+      LOG_LEVEL: 'warn',
+      API_BUDGET_TOKEN_PER_MINUTE: '0',
+      API_BUDGET_SESSION_PER_MINUTE: '0',
+      API_BUDGET_ANONYMOUS_PER_MINUTE: '0',
+    },
+  });
+  services.push(off);
+  // Both answer as they should before anything is measured: the fields with budgets on, none with them off.
+  const [withFields, withoutFields] = await Promise.all([
+    fetch(`http://127.0.0.1:${onPort}/version`),
+    fetch(`http://127.0.0.1:${offPort}/version`),
+  ]);
+  if (!withFields.headers.get('ratelimit') || withoutFields.headers.get('ratelimit')) {
+    throw new Error('budgets on must send the RateLimit field and budgets off must not');
+  }
+  // Warm both up (JIT, connection pools) before the measured rounds.
+  for (const port of [offPort, onPort])
+    await autocannon(`http://127.0.0.1:${port}/version`, { connections, duration: 2 });
+  const results = await alternate(
+    [
+      { name: 'GET /version, budgets off', url: `http://127.0.0.1:${offPort}/version` },
+      { name: 'GET /version, budgets on', url: `http://127.0.0.1:${onPort}/version` },
+    ],
+    { rounds, connections, duration },
+  );
+  const [offResult, onResult] = results;
+  const ratio = onResult.rps / offResult.rps;
+  console.log(
+    `\nNode ${process.version}, ${os.cpus().length} cores, ${connections} connections, ${duration} s x ${rounds} rounds (median)`,
+  );
+  console.log('target'.padEnd(32), 'req/s'.padStart(8), 'p99 ms'.padStart(8), 'errors'.padStart(7));
+  for (const r of results) {
+    console.log(r.name.padEnd(32), String(r.rps).padStart(8), String(r.p99).padStart(8), String(r.errors).padStart(7));
+  }
+  console.log(`\nbudgets on / off: ${ratio.toFixed(3)} (target >= ${TARGET}: ${ratio >= TARGET ? 'met' : 'not met'})`);
+  mkdirSync('bench/results', { recursive: true });
+  const file = `bench/results/budgets-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
+  writeFileSync(
+    file,
+    JSON.stringify({ node: process.version, connections, duration, rounds, ratio, results }, null, 2),
+  );
+  console.log(`Saved ${file}`);
+} finally {
+  for (const s of services) await stop(s);
+  await db.drop();
+}
