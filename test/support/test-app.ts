@@ -51,6 +51,8 @@ export interface TestAppOptions {
   overrides?: { provide: unknown; useValue: unknown }[];
   /** Reach PostgreSQL through this local port (a fault-injecting proxy in front of the real server). */
   databasePort?: number;
+  /** Database settings computed from the file's database name (a pooler in front of it, for one). */
+  databaseEnv?: (databaseName: string) => Record<string, string>;
   /** Start the test clock this far ahead (a process booting after time has passed, before its first job runs). */
   clockOffsetMs?: number;
 }
@@ -128,6 +130,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATA_DIR: dataDir,
+    ...options.databaseEnv?.(dbName),
     ...options.env,
   };
   const config = loadConfig(env);
