@@ -4,6 +4,7 @@ import { Public } from '@/core/auth/access.decorators';
 import { buildInfo } from '@/core/build-info';
 import { ApiError } from '@/core/http/api-error';
 import { HEALTH_BODY } from '@/core/http/health-fast-path';
+import { ShutdownState } from '@/core/http/shutdown';
 import { ApiErrors } from '@/core/http/openapi';
 import { HealthDto, VersionDto } from './health.dto';
 import { HealthService } from './health.service';
@@ -12,7 +13,10 @@ import { HealthService } from './health.service';
 @Public()
 @Controller()
 export class HealthController {
-  constructor(private readonly health: HealthService) {}
+  constructor(
+    private readonly health: HealthService,
+    private readonly shutdown: ShutdownState,
+  ) {}
 
   @Get('health')
   @Header('Cache-Control', 'no-store')
@@ -29,11 +33,14 @@ export class HealthController {
   @Header('Cache-Control', 'no-store')
   @ApiOperation({
     summary: 'Readiness: the database and the cache/queue backend respond',
-    description: 'Answers 503 with the error envelope (`service_unavailable`) naming what did not respond.',
+    description:
+      'Answers 503 with the error envelope (`service_unavailable`) naming what did not respond, and from the first ' +
+      'moment of a SIGTERM (the instance is draining before it stops; `SHUTDOWN_DRAIN_MS`).',
   })
   @ApiOkResponse({ type: HealthDto })
   @ApiErrors([503, 'service_unavailable'])
   async ready(): Promise<HealthDto> {
+    if (this.shutdown.draining) throw new ApiError('service_unavailable', 'Not ready: shutting down.');
     const r = await this.health.readiness();
     const down = [!r.database && 'database', !r.queue && 'queue', !r.cache && 'cache'].filter(Boolean);
     if (down.length > 0) throw new ApiError('service_unavailable', `Not ready: ${down.join(', ')} not responding.`);
