@@ -340,6 +340,11 @@ describe('several machines: two API processes and a worker (5.2)', () => {
         await one(n);
       }
     });
+    // A socket on A: when A stops, its connection closes under it (a transport close, which the client answers by
+    // reconnecting, through the balancer, elsewhere), not an `io server disconnect`, after which it would not.
+    const socket = track(socketTo(a.baseUrl, '/notifications', { cookie: reader.cookie }));
+    await connected(socket);
+    const dropped = new Promise<string>((resolve) => socket.once('disconnect', (reason) => resolve(reason)));
     await waitUntil(() => sent > 40, { what: 'steady load' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) =>
       a.child.once('exit', (_c, signal) => resolve(signal)),
@@ -354,6 +359,7 @@ describe('several machines: two API processes and a worker (5.2)', () => {
       { what: '/ready to answer 503', timeoutMs: DRAIN_MS },
     );
     expect(ready.body.error.code).toBe('service_unavailable');
+    expect(await dropped).toBe('transport close');
     expect(await exited).toBe('SIGTERM');
     const afterExit = sent;
     await waitUntil(() => sent > afterExit + 40, { what: 'load after the restart' });
