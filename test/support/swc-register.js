@@ -25,7 +25,8 @@ Module._resolveFilename = function (request, ...rest) {
 // compile each file once.
 const cacheDir = path.join(os.tmpdir(), 'lp-swc-cache');
 fs.mkdirSync(cacheDir, { recursive: true });
-const optionsHash = crypto.createHash('sha256').update(JSON.stringify(swcrc)).digest('hex');
+const swcVersion = require('@swc/core/package.json').version;
+const optionsHash = crypto.createHash('sha256').update(swcVersion).update(JSON.stringify(swcrc)).digest('hex');
 
 require.extensions['.ts'] = function (module, filename) {
   const source = fs.readFileSync(filename, 'utf8');
