@@ -5,6 +5,7 @@ import { AppModule } from '@/apps/app.module';
 import { loadDotEnv } from '@/config/dotenv';
 import { ConfigError, loadConfig } from '@/config/load-config';
 import { prepareApp } from '@/apps/configure-app';
+import { installGracefulShutdown } from '@/core/http/shutdown';
 import { AppLogger } from '@/core/logging/logger';
 
 async function bootstrap(): Promise<void> {
@@ -15,8 +16,10 @@ async function bootstrap(): Promise<void> {
     bufferLogs: true,
   });
   await prepareApp(app, config);
-  app.enableShutdownHooks(['SIGTERM', 'SIGINT']);
+  // SIGTERM drains first (a rolling restart, 5.2); SIGINT (a developer's Ctrl-C) stops at once.
+  app.enableShutdownHooks(['SIGINT']);
   await app.listen(config.port);
+  installGracefulShutdown(app, config);
   app.get(AppLogger).log(`Listening on ${config.baseUrl} (docs at ${config.baseUrl}/docs)`);
 }
 

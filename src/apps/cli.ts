@@ -19,8 +19,9 @@ const USAGE = 'usage: cli.js migrate run|revert|show | cli.js leaderboards rebui
 async function migrate(command: string | undefined): Promise<void> {
   if (command !== 'run' && command !== 'revert' && command !== 'show') throw new Error(USAGE);
   const config = loadConfig(process.env);
-  const embedded = config.database.url ? null : new EmbeddedPostgres(config.dataDir);
-  const url = config.database.url ?? (await embedded!.start());
+  // The migration lock is a session advisory lock: DATABASE_DIRECT_URL, never a transaction-mode pooler.
+  const embedded = config.database.directUrl ? null : new EmbeddedPostgres(config.dataDir);
+  const url = config.database.directUrl ?? (await embedded!.start());
   const dataSource = await new DataSource(baseDataSourceOptions(url, 2)).initialize();
   try {
     if (command === 'run') {

@@ -63,6 +63,26 @@ export class EnvSettings {
   @Max(200)
   DATABASE_POOL_SIZE?: number;
 
+  /** A direct (session) connection for migrations and session-level work, when DATABASE_URL is a pooler. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @Matches(/^postgres(ql)?:\/\/.+/, { message: 'must be a postgres:// URL' })
+  DATABASE_DIRECT_URL?: string;
+
+  /** Named prepared statements on the hot reads; false behind PgBouncer before 1.21 (transaction pooling). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  DATABASE_NAMED_STATEMENTS?: boolean;
+
+  /** After SIGTERM, how long an API instance keeps accepting connections while /ready answers 503. */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  @Max(600_000)
+  SHUTDOWN_DRAIN_MS?: number;
+
   @IsOptional()
   @Transform(emptyToUndefined)
   @Matches(/^rediss?:\/\/.+/, { message: 'must be a redis:// URL' })
@@ -427,7 +447,16 @@ export interface AppConfig {
   readonly nodeEnv: NodeEnv;
   readonly isProduction: boolean;
   readonly port: number;
-  readonly database: { readonly url: string | null; readonly poolSize: number };
+  readonly database: {
+    readonly url: string | null;
+    /** Migrations and session-level work: DATABASE_DIRECT_URL, else `url` (a pooler in transaction mode is not). */
+    readonly directUrl: string | null;
+    readonly poolSize: number;
+    /** Named prepared statements on the driver's pool (off with DATABASE_NAMED_STATEMENTS=false or embedded). */
+    readonly namedStatements: boolean;
+  };
+  /** SIGTERM: /ready answers 503 at once; new connections are still accepted this long, then the server closes. */
+  readonly shutdownDrainMs: number;
   readonly redis: { readonly url: string | null; readonly keyPrefix: string };
   readonly mail: { readonly smtpUrl: string | null; readonly from: string };
   readonly baseUrl: string;

@@ -37,6 +37,30 @@ describe('loadConfig', () => {
     expect(c.authSecret.length).toBeGreaterThanOrEqual(32);
   });
 
+  it('several machines (5.2): direct URL, named statements, drain', () => {
+    const pooled = loadConfig({ ...PROD, DATA_DIR: dataDir });
+    expect(pooled.database).toMatchObject({ directUrl: 'postgres://u@db/app', namedStatements: true });
+    expect(pooled.shutdownDrainMs).toBe(5000);
+    const c = loadConfig({
+      ...PROD,
+      DATA_DIR: dataDir,
+      DATABASE_URL: 'postgres://u@pgbouncer:6432/app',
+      DATABASE_DIRECT_URL: 'postgres://u@db:5432/app',
+      DATABASE_NAMED_STATEMENTS: 'false',
+      SHUTDOWN_DRAIN_MS: '0',
+    });
+    expect(c.database).toMatchObject({
+      url: 'postgres://u@pgbouncer:6432/app',
+      directUrl: 'postgres://u@db:5432/app',
+      namedStatements: false,
+    });
+    expect(c.shutdownDrainMs).toBe(0);
+    // The embedded database never names statements (one session serves every connection).
+    expect(loadConfig({ DATA_DIR: dataDir }).database).toMatchObject({ directUrl: null, namedStatements: false });
+    expect(() => loadConfig({ DATA_DIR: dataDir, DATABASE_DIRECT_URL: 'mysql://x' })).toThrow(/DATABASE_DIRECT_URL/);
+    expect(() => loadConfig({ DATA_DIR: dataDir, SHUTDOWN_DRAIN_MS: '-1' })).toThrow(/SHUTDOWN_DRAIN_MS/);
+  });
+
   it('keeps generated development secrets across restarts', () => {
     const a = loadConfig({ DATA_DIR: dataDir });
     const b = loadConfig({ DATA_DIR: dataDir });

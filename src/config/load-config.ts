@@ -99,7 +99,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     nodeEnv,
     isProduction,
     port,
-    database: { url: settings.DATABASE_URL ?? null, poolSize: settings.DATABASE_POOL_SIZE ?? 10 },
+    database: {
+      url: settings.DATABASE_URL ?? null,
+      directUrl: settings.DATABASE_DIRECT_URL ?? settings.DATABASE_URL ?? null,
+      poolSize: settings.DATABASE_POOL_SIZE ?? 10,
+      namedStatements: settings.DATABASE_URL !== undefined && (settings.DATABASE_NAMED_STATEMENTS ?? true),
+    },
+    shutdownDrainMs: settings.SHUTDOWN_DRAIN_MS ?? 5000,
     redis: { url: settings.REDIS_URL ?? null, keyPrefix: settings.REDIS_KEY_PREFIX ?? 'lp' },
     mail: {
       smtpUrl: settings.SMTP_URL ?? null,

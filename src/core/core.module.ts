@@ -16,6 +16,7 @@ import { DatabaseModule } from './database/database.module';
 import { EventsModule } from './events/events.module';
 import { FilesModule } from './files/files.module';
 import { ErrorEnvelopeFilter } from './http/exception.filter';
+import { ShutdownModule } from './http/shutdown';
 import { createValidationPipe } from './http/validation';
 import { LoggingModule } from './logging/logging.module';
 import { MailModule } from './mail/mail.module';
@@ -52,6 +53,7 @@ export class CoreModule {
         AuditModule,
         AuthCoreModule,
         RealtimeModule,
+        ShutdownModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ErrorEnvelopeFilter },

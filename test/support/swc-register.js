@@ -6,6 +6,8 @@
 const fs = require('node:fs');
 const Module = require('node:module');
 const path = require('node:path');
+const crypto = require('node:crypto');
+const os = require('node:os');
 const { transformSync } = require('@swc/core');
 
 const root = path.resolve(__dirname, '..', '..');
@@ -19,12 +21,25 @@ Module._resolveFilename = function (request, ...rest) {
   return resolve.call(this, request, ...rest);
 };
 
+// Compiled output is kept on disk by content: processes started one after another (or a suite starting several)
+// compile each file once.
+const cacheDir = path.join(os.tmpdir(), 'lp-swc-cache');
+fs.mkdirSync(cacheDir, { recursive: true });
+const swcVersion = require('@swc/core/package.json').version;
+const optionsHash = crypto.createHash('sha256').update(swcVersion).update(JSON.stringify(swcrc)).digest('hex');
+
 require.extensions['.ts'] = function (module, filename) {
-  const { code } = transformSync(fs.readFileSync(filename, 'utf8'), {
-    ...swcrc,
-    filename,
-    swcrc: false,
-    sourceMaps: 'inline',
-  });
+  const source = fs.readFileSync(filename, 'utf8');
+  const key = crypto.createHash('sha256').update(optionsHash).update(filename).update(source).digest('hex');
+  const cached = path.join(cacheDir, `${key}.js`);
+  let code;
+  try {
+    code = fs.readFileSync(cached, 'utf8');
+  } catch {
+    code = transformSync(source, { ...swcrc, filename, swcrc: false, sourceMaps: 'inline' }).code;
+    const temporary = `${cached}.${process.pid}.tmp`;
+    fs.writeFileSync(temporary, code);
+    fs.renameSync(temporary, cached);
+  }
   module._compile(code, filename);
 };

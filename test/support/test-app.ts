@@ -52,6 +52,8 @@ export interface TestAppOptions {
   overrides?: { provide: unknown; useValue: unknown }[];
   /** Reach PostgreSQL through this local port (a fault-injecting proxy in front of the real server). */
   databasePort?: number;
+  /** Database settings computed from the file's database name (a pooler in front of it, for one). */
+  databaseEnv?: (databaseName: string) => Record<string, string>;
   /** Start the test clock this far ahead (a process booting after time has passed, before its first job runs). */
   clockOffsetMs?: number;
   /**
@@ -143,6 +145,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     API_BUDGET_TOKEN_PER_MINUTE: '1000000',
     API_BUDGET_SESSION_PER_MINUTE: '1000000',
     API_BUDGET_ANONYMOUS_PER_MINUTE: '1000000',
+    ...options.databaseEnv?.(dbName),
     ...options.env,
   };
   const config = loadConfig(env);

@@ -5,6 +5,7 @@ import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { baseDataSourceOptions } from './data-source-options';
 import { EMBEDDED_MAX_CONNECTIONS, EmbeddedPostgres } from './embedded-postgres';
 import { runMigrationsLocked } from './migrate';
+import { PoolQueries } from './pool-queries';
 import { TransactionRunner } from './transaction';
 
 const EMBEDDED = Symbol('EMBEDDED_POSTGRES');
@@ -38,8 +39,9 @@ class EmbeddedPostgresModule implements OnApplicationShutdown {
       useFactory: async (config: AppConfig, embedded: EmbeddedPostgres | null) => {
         const url = config.database.url ?? (await embedded!.start());
         const poolSize = config.database.url ? config.database.poolSize : EMBEDDED_MAX_CONNECTIONS;
-        // Migrate before TypeORM's own data source opens, so nothing ever sees a half-migrated schema.
-        if (config.migrateOnStart) await migrate(url);
+        // Migrate before TypeORM's own data source opens, so nothing ever sees a half-migrated schema. The
+        // migration lock is a session advisory lock: a direct connection, never a transaction-mode pooler.
+        if (config.migrateOnStart) await migrate(config.database.directUrl ?? url);
         const options = baseDataSourceOptions(url, poolSize);
         if (config.database.url) return { ...options, autoLoadEntities: true };
         // PGlite runs one transaction at a time: a query sent on another connection while a transaction is open
@@ -49,8 +51,8 @@ class EmbeddedPostgresModule implements OnApplicationShutdown {
       },
     }),
   ],
-  providers: [TransactionRunner],
-  exports: [TransactionRunner],
+  providers: [TransactionRunner, PoolQueries],
+  exports: [TransactionRunner, PoolQueries],
 })
 export class DatabaseModule {}
 

@@ -365,6 +365,17 @@ export class Realtime implements OnApplicationShutdown {
     return this.emitter;
   }
 
+  /**
+   * A stopping instance drops every socket (server-side reason `server shutting down`; a transport close for the
+   * client, which reconnects, through the balancer, to another instance) and stops the engine.
+   */
+  async closeServer(): Promise<void> {
+    if (!this.server) return;
+    const served = this.server;
+    this.server = null;
+    await served.close().catch((err: unknown) => this.logger.warn({ err }, 'Closing the Socket.IO server failed'));
+  }
+
   async onApplicationShutdown(): Promise<void> {
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();

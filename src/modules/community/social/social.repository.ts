@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import type { Pool } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { db } from '@/core/database/db';
+import { PoolQueries } from '@/core/database/pool-queries';
 import type { Tx } from '@/core/database/transaction';
 import type { ActivityKind, ContentStatus, ItemKind, ReactionKind, ReportReason } from './dto/feed.dto';
 
@@ -118,6 +118,7 @@ export class SocialRepository {
   constructor(
     private readonly dataSource: DataSource,
     @Inject(APP_CONFIG) config: AppConfig,
+    private readonly pool: PoolQueries,
   ) {
     this.useNamed = config.database.url !== null;
   }
@@ -134,8 +135,7 @@ export class SocialRepository {
    */
   private async named<T>(name: string, text: string, values: unknown[]): Promise<T[]> {
     if (!this.useNamed) return this.db().query<T[]>(text, values);
-    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    return (await pool.query<T & object>({ name, text, values })).rows;
+    return this.pool.query<T & object>(name, text, values);
   }
 
   // Settings.

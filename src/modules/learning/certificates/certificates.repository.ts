@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { escapeLiteral, type Pool, type PoolClient } from 'pg';
+import { escapeLiteral, type PoolClient } from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { db } from '@/core/database/db';
+import { PoolQueries } from '@/core/database/pool-queries';
 import type { Tx } from '@/core/database/transaction';
 import { TurnBatcher } from '@/core/database/turn-batcher';
 import type { CertificateType } from './certificate-code';
@@ -88,7 +89,10 @@ export interface ExportCursor {
 /** Issued certificates are tenant data: bound to the issuing organization. */
 @Injectable()
 export class CertificatesRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly pool: PoolQueries,
+  ) {}
 
   /**
    * Inserts unless the code is taken or the person already holds an active certificate for the same course or
@@ -165,15 +169,14 @@ export class CertificatesRepository {
   }
 
   private readonly byCode = new TurnBatcher<string, VerificationRow>(async (codes) => {
-    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    const result = await pool.query<VerificationRow>({
-      name: 'certificates.find_by_codes',
-      text: `SELECT ${VIEW_COLUMNS},
+    const rows = await this.pool.query<VerificationRow>(
+      'certificates.find_by_codes',
+      `SELECT ${VIEW_COLUMNS},
           (SELECT s.value FROM platform_settings s WHERE s.key = '${PLATFORM_TEMPLATE_KEY}') AS platform_template
         FROM ${VIEW_FROM} WHERE c.code = ANY ($1::text[])`,
-      values: [codes],
-    });
-    return new Map(result.rows.map((row) => [row.code, row]));
+      [codes],
+    );
+    return new Map(rows.map((row) => [row.code, row]));
   });
 
   async findInOrganization(organizationId: string, id: string, tx?: Tx): Promise<CertificateView | null> {

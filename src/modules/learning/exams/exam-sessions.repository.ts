@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { Pool } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import { db } from '@/core/database/db';
+import { PoolQueries } from '@/core/database/pool-queries';
 import type { Tx } from '@/core/database/transaction';
 import type { Flag, PoolQuestion, ProctoringEventType, QuestionKind } from './exam-rules';
 import type { Decision, ReviewStatus, SessionStatus } from './dto/session.dto';
@@ -131,7 +131,10 @@ export const SAVE_ANSWER_SQL = `WITH s AS (
 /** Sessions and what hangs off them. Organization data: every query takes the organization id. */
 @Injectable()
 export class ExamSessionsRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly pool: PoolQueries,
+  ) {}
 
   private db(tx?: Tx): EntityManager {
     return db(this.dataSource, tx);
@@ -279,15 +282,20 @@ export class ExamSessionsRepository {
   }): Promise<SaveOutcome | null> {
     // A named statement on the driver's pool: parsed and planned once per connection (the certificate look-up's
     // measured gain), and no TypeORM query runner to take and release per save.
-    const pool = (this.dataSource.driver as unknown as { master: Pool }).master;
-    const result = await pool.query<
+    const rows = await this.pool.query<
       Omit<SaveOutcome, 'written'> & { option_ids: string[] | null; seq: number | null; saved_at: Date | null }
-    >({
-      name: 'exams.save_answer',
-      text: SAVE_ANSWER_SQL,
-      values: [a.sessionId, a.organizationId, a.examId, a.questionId, a.userId, a.optionIds, a.seq, a.now, a.graceMs],
-    });
-    const row = result.rows[0];
+    >('exams.save_answer', SAVE_ANSWER_SQL, [
+      a.sessionId,
+      a.organizationId,
+      a.examId,
+      a.questionId,
+      a.userId,
+      a.optionIds,
+      a.seq,
+      a.now,
+      a.graceMs,
+    ]);
+    const row = rows[0];
     if (!row) return null;
     const { option_ids, seq, saved_at, ...state } = row;
     return {

@@ -5,6 +5,7 @@ import { OutsideBudgets } from '@/core/budgets/budgets';
 import { buildInfo } from '@/core/build-info';
 import { ApiError } from '@/core/http/api-error';
 import { HEALTH_BODY } from '@/core/http/health-fast-path';
+import { ShutdownState } from '@/core/http/shutdown';
 import { ApiErrors } from '@/core/http/openapi';
 import { HealthDto, VersionDto } from './health.dto';
 import { HealthService } from './health.service';
@@ -13,7 +14,10 @@ import { HealthService } from './health.service';
 @Public()
 @Controller()
 export class HealthController {
-  constructor(private readonly health: HealthService) {}
+  constructor(
+    private readonly health: HealthService,
+    private readonly shutdown: ShutdownState,
+  ) {}
 
   @Get('health')
   @OutsideBudgets()
@@ -33,12 +37,14 @@ export class HealthController {
   @ApiOperation({
     summary: 'Readiness: the database, the cache/queue backend and the file store respond',
     description:
-      'Answers 503 with the error envelope (`service_unavailable`) naming what did not respond. The file store is ' +
+      'Answers 503 with the error envelope (`service_unavailable`) naming what did not respond, and from the first ' +
+      'moment of a SIGTERM (the instance is draining before it stops; `SHUTDOWN_DRAIN_MS`). The file store is ' +
       'checked with a `HEAD` on the bucket (`s3://`) or a writable folder (`file://`).',
   })
   @ApiOkResponse({ type: HealthDto })
   @ApiErrors([503, 'service_unavailable'])
   async ready(): Promise<HealthDto> {
+    if (this.shutdown.draining) throw new ApiError('service_unavailable', 'Not ready: shutting down.');
     const r = await this.health.readiness();
     const down = [!r.database && 'database', !r.queue && 'queue', !r.cache && 'cache', !r.storage && 'storage'].filter(
       Boolean,
