@@ -18,6 +18,7 @@ import { createValidationPipe } from './http/validation';
 import { LoggingModule } from './logging/logging.module';
 import { MailModule } from './mail/mail.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { NetModule } from './net/net.module';
 import { PrivacyCoreModule } from './privacy/privacy-core.module';
 import { QueueModule } from './queue/queue.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
@@ -38,6 +39,7 @@ export class CoreModule {
         CryptoModule,
         DatabaseModule,
         MetricsModule,
+        NetModule,
         RedisModule,
         CacheModule,
         QueueModule.forRoot(config),
