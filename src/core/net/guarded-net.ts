@@ -82,7 +82,27 @@ export class GuardedNet {
   literalProblem(hostname: string | undefined): AddressRefused | null {
     const host = bare(hostname ?? '');
     if (!isIP(host)) return null;
-    return isAllowedAddress(host, this.allowLoopback) ? null : new AddressRefused(`${host} is not a public address`);
+    return isAllowedAddress(host, this.allowLoopback) ? null : new AddressRefused(`${host} is a non-public address`);
+  }
+
+  /**
+   * Whether a host is acceptable now (for a friendly 422 when an address is saved): null, or why not. Not a
+   * substitute for the connection's own check, which runs again at every connection.
+   */
+  async hostProblem(hostname: string): Promise<string | null> {
+    const literal = this.literalProblem(hostname);
+    if (literal) return literal.message;
+    let addresses: LookupAddress[];
+    try {
+      addresses = await this.resolve(hostname, undefined);
+    } catch {
+      addresses = [];
+    }
+    if (addresses.length === 0) return `${hostname} does not resolve`;
+    if (addresses.some(({ address }) => !isAllowedAddress(address, this.allowLoopback))) {
+      return `${hostname} resolves to a non-public address`;
+    }
+    return null;
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -144,6 +164,12 @@ export class GuardedNet {
     ]);
     return [...v4.map((address) => ({ address, family: 4 })), ...v6.map((address) => ({ address, family: 6 }))];
   }
+}
+
+/** Names of this machine (plain http is acceptable only to these, outside production). */
+export function isLoopbackHostname(hostname: string): boolean {
+  const host = bare(hostname).toLowerCase();
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** Checks literal addresses when a socket is created (a literal host is connected to without a look-up). */
