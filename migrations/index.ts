@@ -13,6 +13,7 @@ import { CertificateIndexes1763741500000 } from './1763741500000-CertificateInde
 import { CertificateCounts1763760000000 } from './1763760000000-CertificateCounts';
 import { OutboxFillfactor1763763000000 } from './1763763000000-OutboxFillfactor';
 import { PublicBadgeIndexes1795908662960 } from './1795908662960-PublicBadgeIndexes';
+import { TutorQuotaReservations1795909498469 } from './1795909498469-TutorQuotaReservations';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { EmailWebhooks1763754500000 } from './1763754500000-EmailWebhooks';
 import { Duels1763752000000 } from './1763752000000-Duels';
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   CertificateCounts1763760000000,
   OutboxFillfactor1763763000000,
   PublicBadgeIndexes1795908662960,
+  TutorQuotaReservations1795909498469,
 ];
