@@ -14,6 +14,8 @@ import { CertificateCounts1763760000000 } from './1763760000000-CertificateCount
 import { OutboxFillfactor1763763000000 } from './1763763000000-OutboxFillfactor';
 import { Passkeys1795905961059 } from './1795905961059-Passkeys';
 import { FlashcardReschedulingGameServing1795906293831 } from './1795906293831-FlashcardReschedulingGameServing';
+import { PublicBadgeIndexes1795908662960 } from './1795908662960-PublicBadgeIndexes';
+import { TutorQuotaReservations1795909498469 } from './1795909498469-TutorQuotaReservations';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { EmailWebhooks1763754500000 } from './1763754500000-EmailWebhooks';
 import { Duels1763752000000 } from './1763752000000-Duels';
@@ -65,4 +67,6 @@ export const MIGRATIONS = [
   OutboxFillfactor1763763000000,
   Passkeys1795905961059,
   FlashcardReschedulingGameServing1795906293831,
+  PublicBadgeIndexes1795908662960,
+  TutorQuotaReservations1795909498469,
 ];

@@ -21,6 +21,7 @@ import { createValidationPipe } from './http/validation';
 import { LoggingModule } from './logging/logging.module';
 import { MailModule } from './mail/mail.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { NetModule } from './net/net.module';
 import { PrivacyCoreModule } from './privacy/privacy-core.module';
 import { QueueModule } from './queue/queue.module';
 import { RateLimitGuard } from './rate-limit/rate-limit.guard';
@@ -41,6 +42,7 @@ export class CoreModule {
         CryptoModule,
         DatabaseModule,
         MetricsModule,
+        NetModule,
         RedisModule,
         CacheModule,
         QueueModule.forRoot(config),

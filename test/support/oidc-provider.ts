@@ -266,6 +266,8 @@ export class CraftedOidcPeer {
   /** Claims of the next sign-in (sub, email, email_verified, hd, tid...). */
   claims: Record<string, unknown> = {};
   tamper: Tamper = {};
+  /** Endpoints the discovery document names instead of the peer's own (an issuer pointing inside the network). */
+  endpoints: Partial<Record<'token_endpoint' | 'jwks_uri', string>> = {};
   /** PKCE verifiers received at the token endpoint (to assert the service sent one). */
   readonly verifiers: string[] = [];
   private readonly codes = new Map<string, IssuedCode>();
@@ -313,6 +315,7 @@ export class CraftedOidcPeer {
         authorization_endpoint: `${this.issuer}/authorize`,
         token_endpoint: `${this.issuer}/token`,
         jwks_uri: `${this.issuer}/jwks`,
+        ...this.endpoints,
         response_types_supported: ['code'],
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['RS256'],

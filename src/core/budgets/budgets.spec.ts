@@ -1,5 +1,5 @@
 import { BudgetCounter, type SharedCounts } from './budget-counter';
-import { budgetAddressKey } from './budgets';
+import { addressKey as budgetAddressKey } from '@/core/rate-limit/address-key';
 
 const policy = { name: 'budget.test', limit: 3, windowSeconds: 60 };
 const T0 = 1_800_000_000_000 - (1_800_000_000_000 % 60_000);

@@ -1,5 +1,5 @@
+import { addressKey } from '@/core/rate-limit/address-key';
 import type { Request } from 'express';
-import ipaddr from 'ipaddr.js';
 import { accessDecorator } from '@/core/auth/access.decorators';
 
 export const BUDGET = Symbol('BUDGET');
@@ -22,23 +22,7 @@ export const OutsideBudgets = (): MethodDecorator & ClassDecorator =>
 export const OwnBudget = (): MethodDecorator & ClassDecorator =>
   accessDecorator(BUDGET, 'own' satisfies BudgetExemption, 'x-budget', 'own');
 
-/**
- * The anonymous budget's key for a client address: IPv4 as is (an IPv4-mapped IPv6 address as its IPv4), IPv6 by
- * its /64, the block one subscriber gets, so rotating addresses inside it shares one budget.
- */
-export function budgetAddressKey(ip: string | undefined): string {
-  if (!ip) return 'unknown';
-  if (!ip.includes(':')) return ip;
-  if (ip.startsWith('::ffff:') && ip.includes('.')) return ip.slice(7);
-  try {
-    const parts = ipaddr.IPv6.parse(ip).parts.slice(0, 4);
-    return `${parts.map((p) => p.toString(16)).join(':')}::/64`;
-  } catch {
-    return ip;
-  }
-}
-
 /** The client address of a request (after TRUST_PROXY), as the anonymous budget keys it. */
 export function anonymousBudgetKey(req: Request): string {
-  return budgetAddressKey(req.ip);
+  return addressKey(req.ip);
 }

@@ -144,6 +144,7 @@ export const ERROR_CODES = {
   guardian_consent_decided: entry(409, 'The guardian consent request was already decided'),
   announcement_not_dismissible: entry(409, 'The announcement cannot be dismissed'),
   announcement_already_emailed: entry(409, 'The announcement was already emailed'),
+  announcement_email_limit_reached: entry(409, 'The organization already emails 3 announcements that day'),
   ticket_closed: entry(409, 'A message to a ticket closed more than 30 days ago'),
   tutor_busy: entry(409, 'The conversation is already answering'),
   proposal_not_ready: entry(409, 'The quiz proposal is not ready'),

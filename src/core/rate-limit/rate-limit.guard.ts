@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { AuthenticatedRequest } from '@/core/auth/credential';
 import { budgetStateOf } from '@/core/budgets/budgets.service';
+import { addressKey } from './address-key';
 import { RATE_LIMITS, type RateLimitPolicy } from './rate-limit';
 import { rateLimitHeaders, type RateLimitState, RateLimitService } from './rate-limit.service';
 import type { Response } from 'express';
@@ -33,7 +34,7 @@ export class RateLimitGuard implements CanActivate {
 }
 
 function keyOf(policy: RateLimitPolicy, req: AuthenticatedRequest): string | null {
-  if (policy.key === 'ip') return req.ip ?? 'unknown';
+  if (policy.key === 'ip') return addressKey(req.ip);
   if (policy.key === 'account') return req.credential?.userId ?? null;
   return policy.key.from(req);
 }

@@ -239,6 +239,34 @@ describe('AI usage and quotas', () => {
       expect(usageBlock).toMatchObject({ requests_used: 4, requests_limit: 3, tokens_limit: null });
     });
 
+    it('20 messages at once (20 conversations) cannot pass a quota together: each reserves before the call (v3 6.8)', async () => {
+      const w = await world();
+      await setPlan(w.org, { requests: 5 });
+      const conversations = [w.conversation];
+      for (let i = 1; i < 20; i++) {
+        const res = await w.member.agent
+          .post(`/api/v1/organizations/${w.org}/tutor/conversations`)
+          .send({ course_id: python.id })
+          .expect(201);
+        conversations.push(res.body.id as string);
+      }
+      const answers = await Promise.all(conversations.map((c) => ask(w, w.member, c)));
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
+      const [metered] = await t.db.query(`SELECT count(*)::int AS n FROM ai_usage WHERE organization_id = $1`, [w.org]);
+      expect(metered.n).toBeLessThanOrEqual(5);
+      expect(statuses.filter((s) => s === 200).length).toBe(metered.n);
+      expect(metered.n).toBeGreaterThanOrEqual(1);
+      // Reservations are returned once the answers are stored: nothing is held any more.
+      const held = await t.db.query(
+        `SELECT count(*)::int AS n FROM tutor_conversations
+         WHERE organization_id = $1 AND (answering_until IS NOT NULL OR answering_reserved_tokens <> 0)`,
+        [w.org],
+      );
+      expect(held[0].n).toBe(0);
+      await setPlan(w.org, {});
+    });
+
     it('checked in order: the member day, then the month’s tokens, then its requests', async () => {
       const w = await world();
       await w.owner.agent.put(`/api/v1/organizations/${w.org}/ai-settings`).send({ per_member_daily_tokens: 1000 });

@@ -686,6 +686,39 @@ describe('announcements', () => {
     });
   });
 
+  describe('emailed announcements per organization per day (extensions-v3 6.9)', () => {
+    it('3 per organization and day: the 4th is 409 announcement_email_limit_reached, by create or update', async () => {
+      const owner = await adult(t);
+      const org = await createOrganization(t, owner, 'Busy mailer');
+      const day = (d: number, h: number): string => {
+        const at = new Date(t.clock.nowMs() + d * 24 * HOUR);
+        at.setUTCHours(h, 0, 0, 0);
+        return at.toISOString();
+      };
+      for (const h of [1, 12, 23]) {
+        await ofOrg(org, owner, { translations: es(`Mail ${h}`), starts_at: day(2, h), email: true });
+      }
+      const fourth = await owner.agent
+        .post(orgPath(org))
+        .send({ translations: es('One too many'), starts_at: day(2, 18), email: true });
+      expect([fourth.status, fourth.body.error?.code]).toEqual([409, 'announcement_email_limit_reached']);
+      // Without email it is created; turning email on is refused the same way; another day has room.
+      const quiet = await ofOrg(org, owner, { translations: es('Quiet'), starts_at: day(2, 18) });
+      const on = await owner.agent.patch(`${orgPath(org)}/${quiet.id}`).send({ email: true });
+      expect([on.status, on.body.error?.code]).toEqual([409, 'announcement_email_limit_reached']);
+      await owner.agent
+        .patch(`${orgPath(org)}/${quiet.id}`)
+        .send({ email: true, starts_at: day(3, 1) })
+        .expect(200);
+      // Another organization has its own 3.
+      const other = await adult(t);
+      const otherOrg = await createOrganization(t, other, 'Other mailer');
+      await ofOrg(otherOrg, other, { translations: es('Mine'), starts_at: day(2, 12), email: true });
+      // Platform announcements are not an organization's.
+      await platform({ translations: es('Platform mail'), starts_at: day(2, 12), email: true });
+    });
+  });
+
   describe('email at starts_at', () => {
     /** People of their own organization, each with a consent history; every email of this block goes to them. */
     let org: string;
@@ -844,9 +877,13 @@ describe('announcements', () => {
         idsOf('granted', 'withdrawn', 'never', 'regranted', 'english', 'complained'),
       );
       await waitUntil(() => t.mail.to(people.never.email).some((m) => m.subject.includes('Corte de servicio')));
-      expect(t.mail.to(people.never.email).find((m) => m.subject.includes('Corte'))!.subject).toBe(
-        'Aviso importante: Corte de servicio',
-      );
+      const notice = t.mail.to(people.never.email).find((m) => m.subject.includes('Corte'))!;
+      expect(notice.subject).toBe('Aviso importante: Corte de servicio');
+      // A service notice (extensions-v3 6.9): no unsubscribe it would not honour, in the footer or the headers.
+      expect(notice.text).not.toContain(UNSUBSCRIBE_PATH);
+      expect(notice.text).not.toMatch(/baja|no recibir/i);
+      expect(notice.headers['list-unsubscribe']).toBeUndefined();
+      expect(notice.headers['list-unsubscribe-post']).toBeUndefined();
       await t.app
         .get(AnnouncementEmails)
         .batch({ announcement_id: record.id, after: null }, { jobId: 'redelivery', attempt: 2, organizationId: org });

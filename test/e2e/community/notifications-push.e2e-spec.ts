@@ -1,13 +1,15 @@
 import { createECDH, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { jwtVerify } from 'jose';
 import webpush from 'web-push';
 import { TransactionRunner } from '@/core/database/transaction';
 import { JobRunner } from '@/core/queue/job-runner';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import type { EventName, EventPayload } from '@/core/events/event-catalog';
+import { WebPushSender } from '@/modules/community/notifications/push/web-push.sender';
 import type { SignedIn } from '../../support/auth';
+import { privateInterfaceAddress } from '../../support/net';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';
 import { waitUntil } from '../../support/wait';
@@ -216,6 +218,31 @@ describe('push', () => {
         .send({ endpoint: `${sub.endpoint}${'x'.repeat(2049)}`, keys: sub.keys, expiration_time: null })
         .expect(422);
       expect((await ann.agent.get(SUBS).expect(200)).body.items).toEqual([]);
+    });
+
+    it('the sender connects only to public addresses itself: no check-then-connect gap (extensions-v3 6.7)', async () => {
+      // Stands for a name that resolved to a public address when checked and to this private one at delivery.
+      const privateAddress = privateInterfaceAddress();
+      const connections: string[] = [];
+      const inside = createTcpServer((socket) => {
+        connections.push(socket.remoteAddress ?? '');
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => inside.listen(0, privateAddress, resolve));
+      const { port } = inside.address() as AddressInfo;
+      try {
+        const sub = await browserSubscription();
+        const send = t.app
+          .get(WebPushSender)
+          .send({ endpoint: `https://${privateAddress}:${port}/push/1`, ...sub.keys }, '{}', {
+            topic: 'system',
+            urgency: 'normal',
+          });
+        await expect(send).rejects.toMatchObject({ name: 'AddressRefused' });
+        expect(connections).toEqual([]);
+      } finally {
+        await new Promise((resolve) => inside.close(resolve));
+      }
     });
 
     it('delivers an encrypted payload the push service decrypts; success is recorded', async () => {

@@ -1,7 +1,9 @@
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import type TestAgent from 'supertest/lib/agent';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { requestSignInCode, setCookies, signIn, type SignedIn, stepUpByEmail, totp } from '../../support/auth';
 import { TestDnsServer } from '../../support/dns-server';
+import { privateInterfaceAddress } from '../../support/net';
 import { CraftedOidcPeer, TestOpenIdProvider } from '../../support/oidc-provider';
 import { addMember, adult, createOrganization } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';
@@ -567,6 +569,61 @@ describe('Institutional SSO', () => {
       const dead = await addConnection(owner, orgId, { name: 'Dead', issuer: 'http://127.0.0.1:9' });
       const res = await owner.agent.post(`${base()}/connections/${dead}/test`).expect(409);
       expect(res.body.error.code).toBe('sso_discovery_failed');
+    });
+  });
+
+  describe('outbound requests stay on public addresses (extensions-v3 6.7)', () => {
+    // A TCP listener on this machine's private interface: the internal service an issuer must never reach.
+    let inside: Server;
+    let insidePort = 0;
+    // A peer of its own: discovery is cached per issuer, and this one names an endpoint inside the network.
+    let pointing: CraftedOidcPeer;
+    const connections: string[] = [];
+    const privateAddress = privateInterfaceAddress();
+
+    beforeAll(async () => {
+      inside = createServer((socket) => {
+        connections.push(socket.remoteAddress ?? '');
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => inside.listen(0, privateAddress, resolve));
+      insidePort = (inside.address() as AddressInfo).port;
+      pointing = await CraftedOidcPeer.start();
+    });
+    afterAll(async () => {
+      await pointing.stop();
+      await new Promise((resolve) => inside.close(resolve));
+    });
+
+    beforeEach(() => {
+      connections.length = 0;
+    });
+
+    it('an https issuer on a private address: test 409 sso_discovery_failed, start goes to the login page; never connected', async () => {
+      const internal = await addConnection(owner, orgId, {
+        name: 'Inside',
+        issuer: `https://${privateAddress}:${insidePort}`,
+      });
+      const res = await owner.agent.post(`${base()}/connections/${internal}/test`).expect(409);
+      expect(res.body.error.code).toBe('sso_discovery_failed');
+      const start = await t.client().get(`/api/v1/auth/sso/${internal}/start`).expect(302);
+      expect(start.headers.location).toBe(`${WEB}/login?error=sso_provider_unavailable`);
+      expect(connections).toEqual([]);
+    });
+
+    it('a discovery document naming a private token endpoint or JWKS: the exchange never connects there', async () => {
+      const peerConnection = await addConnection(owner, orgId, {
+        name: 'Crafted inside',
+        issuer: pointing.issuer,
+        client_id: pointing.clientId,
+        client_secret: pointing.clientSecret,
+      });
+      pointing.endpoints = { token_endpoint: `https://${privateAddress}:${insidePort}/token` };
+      pointing.claims = { sub: 'inside', email: `inside.${t.suffix}@${domain}`, email_verified: true };
+      const agent = t.client();
+      const returned = await pointing.signIn((await startSso(agent, peerConnection)).href);
+      expect((await back(agent, returned)).location).toMatch(/^http:\/\/web\.test\/login\?error=sso_/);
+      expect(connections).toEqual([]);
     });
   });
 

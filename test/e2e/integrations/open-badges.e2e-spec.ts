@@ -181,42 +181,58 @@ describe('Open Badges 3.0 credentials (extensions-v2 25.5)', () => {
     void orgB;
   });
 
-  it('serves issuer profiles and achievements publicly (published only)', async () => {
+  it('serves issuer profiles and achievements publicly, only those of an issued, unrevoked credential (v3 6.11)', async () => {
     await owner.agent
       .patch(`/api/v1/organizations/${org}`)
       .send({ logo_url: 'https://cdn.example.com/logo.png' })
       .expect(200);
-    const issuer = await t.http().get(`/api/v1/public/ob/issuers/${org}`).expect(200);
+    const subject = await course('Data Science');
+    // Nothing issued yet: neither the organization nor the course is shown to whoever has the id.
+    const fresh = await createOrganization(t, owner, 'No Credentials Yet');
+    await t.http().get(`/api/v1/public/ob/issuers/${fresh}`).expect(404);
+    await t.http().get(`/api/v1/public/ob/achievements/${subject}`).expect(404);
+    const only = await cert(holder, subject, fresh);
+    const issuer = await t.http().get(`/api/v1/public/ob/issuers/${fresh}`).expect(200);
     expect(issuer.body).toEqual({
       '@context': CONTEXT,
-      id: `${t.baseUrl}/api/v1/public/ob/issuers/${org}`,
+      id: `${t.baseUrl}/api/v1/public/ob/issuers/${fresh}`,
       type: ['Profile'],
-      name: 'Badge Academy',
+      name: 'No Credentials Yet',
       url: 'http://web.test',
-      image: 'https://cdn.example.com/logo.png',
     });
-    const plain = await t.http().get(`/api/v1/public/ob/issuers/${orgB}`).expect(200);
-    expect(plain.body).not.toHaveProperty('image');
+    const withLogo = await t.http().get(`/api/v1/public/ob/issuers/${org}`).expect(200);
+    expect(withLogo.body).toMatchObject({ name: 'Badge Academy', image: 'https://cdn.example.com/logo.png' });
     await t.http().get('/api/v1/public/ob/issuers/9b2f4d1e-7a53-4f7b-9d6c-1d2e3f4a5b6c').expect(404);
     await t.http().get('/api/v1/public/ob/issuers/nope').expect(404);
 
-    const achievement = await t.http().get(`/api/v1/public/ob/achievements/${courseId}`).expect(200);
+    const achievement = await t.http().get(`/api/v1/public/ob/achievements/${subject}`).expect(200);
     expect(achievement.body).toEqual({
       '@context': CONTEXT,
-      id: `${t.baseUrl}/api/v1/public/ob/achievements/${courseId}`,
+      id: `${t.baseUrl}/api/v1/public/ob/achievements/${subject}`,
       type: ['Achievement'],
-      name: 'Data Literacy',
-      description: 'About Data Literacy',
-      criteria: { narrative: expect.stringContaining('Data Literacy') },
+      name: 'Data Science',
+      description: 'About Data Science',
+      criteria: { narrative: expect.stringContaining('Data Science') },
     });
+    // Its only credential revoked: 404 again, for the course and for the organization.
+    await t.db.query(`UPDATE issued_certificates SET status = 'revoked' WHERE id = $1`, [only.id]);
+    await t.http().get(`/api/v1/public/ob/achievements/${subject}`).expect(404);
+    await t.http().get(`/api/v1/public/ob/issuers/${fresh}`).expect(404);
+    // An organization-only draft with no credential: 404.
     const draft = await course('Draft Course', 'draft');
     await t.http().get(`/api/v1/public/ob/achievements/${draft}`).expect(404);
     await t.http().get('/api/v1/public/ob/achievements/nope').expect(404);
-    // A program's achievement.
+    // A program's achievement, once a program credential is issued.
     const [path] = await t.db.query(
       `INSERT INTO learning_paths (slug, title, description_md, kind, status) VALUES ($1, 'Data Program', 'All of it',
          'program', 'published') RETURNING id`,
       [`p-${randomBytes(5).toString('hex')}`],
+    );
+    await t.http().get(`/api/v1/public/ob/achievements/${path.id}`).expect(404);
+    await t.db.query(
+      `INSERT INTO issued_certificates (code, type, organization_id, user_id, holder_name, path_id, title, issued_at)
+       VALUES ($1, 'program', $2, $3, 'Holder Q. Person', $4, 'Data Program', '2026-11-20T10:00:00.000Z')`,
+      [`PRG-${randomBytes(4).toString('hex').toUpperCase()}`, org, holder.user.id, path.id],
     );
     const program = await t.http().get(`/api/v1/public/ob/achievements/${path.id}`).expect(200);
     expect(program.body).toMatchObject({ name: 'Data Program', description: 'All of it' });

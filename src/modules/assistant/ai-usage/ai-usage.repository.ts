@@ -84,8 +84,8 @@ export class AiUsageRepository {
     );
   }
 
-  async memberTokens(organizationId: string, userId: string, window: Window): Promise<number> {
-    const [row] = await this.dataSource.query<{ tokens: string }[]>(
+  async memberTokens(organizationId: string, userId: string, window: Window, tx?: Tx): Promise<number> {
+    const [row] = await db(this.dataSource, tx).query<{ tokens: string }[]>(
       `SELECT coalesce(sum(input_tokens + output_tokens), 0)::bigint AS tokens FROM ai_usage
        WHERE user_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND organization_id = $1`,
       [organizationId, userId, window.start, window.end],
@@ -93,8 +93,8 @@ export class AiUsageRepository {
     return Number(row.tokens);
   }
 
-  async organizationTotals(organizationId: string, window: Window): Promise<Totals> {
-    const [row] = await this.dataSource.query<Parameters<typeof totals>[0][]>(
+  async organizationTotals(organizationId: string, window: Window, tx?: Tx): Promise<Totals> {
+    const [row] = await db(this.dataSource, tx).query<Parameters<typeof totals>[0][]>(
       `SELECT ${SUMS} FROM ai_usage WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3`,
       [organizationId, window.start, window.end],
     );

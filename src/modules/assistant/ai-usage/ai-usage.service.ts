@@ -74,27 +74,75 @@ export class AiUsageService {
    * Refuses a call once a quota is reached (used >= limit), in the order of extensions-v2 24.3: the member's tokens
    * today, the organization's tokens this month, its requests this month. 429 `ai_quota_exceeded` with `Retry-After`
    * (seconds until that window ends) and `X-AI-Quota` (which one). A call that starts under every quota is not cut.
+   *
+   * With `reservation` (extensions-v3 6.8, inside the caller's transaction after `lockQuotas`): what answers in
+   * progress reserved counts as used, and when any is in progress this call's own reservation (its maximum output
+   * plus its prompt estimate, and one request) must fit too, so concurrent calls cannot pass a quota together; a
+   * lone call keeps the rule above.
    */
-  async checkQuota(organizationId: string, userId: string): Promise<void> {
-    const now = this.clock.now();
+  async checkQuota(organizationId: string, userId: string): Promise<QuotaLimits> {
     const [settings, limits] = await Promise.all([
       this.settingsRow(organizationId),
       this.organizations.aiLimits(organizationId),
     ]);
+    const quota = { perMemberDailyTokens: settings.per_member_daily_tokens, ...limits };
+    await this.decide(organizationId, userId, quota);
+    return quota;
+  }
+
+  /**
+   * The check again with this call's reservation, inside the caller's transaction after `lockQuotas` (every read on
+   * that transaction's connection: a second connection could wait for a pool held by calls waiting on the lock).
+   */
+  async checkReservation(
+    organizationId: string,
+    userId: string,
+    limits: QuotaLimits,
+    reservation: { tokens: number; inFlight: { memberTokens: number; tokens: number; requests: number } },
+    tx: Tx,
+  ): Promise<void> {
+    await this.decide(organizationId, userId, limits, reservation, tx);
+  }
+
+  private async decide(
+    organizationId: string,
+    userId: string,
+    limits: QuotaLimits,
+    reservation?: { tokens: number; inFlight: { memberTokens: number; tokens: number; requests: number } },
+    tx?: Tx,
+  ): Promise<void> {
+    const now = this.clock.now();
     const day = utcDay(now);
     const month = utcMonth(now);
-    if (settings.per_member_daily_tokens !== null) {
-      const used = await this.usage.memberTokens(organizationId, userId, day);
-      if (used >= settings.per_member_daily_tokens) throw quotaReached('member_daily_tokens', day.end, now);
+    const inFlight = reservation?.inFlight ?? { memberTokens: 0, tokens: 0, requests: 0 };
+    const mine = reservation?.tokens ?? 0;
+    const over = (used: number, held: number, limit: number): boolean =>
+      used + held >= limit || (held > 0 && used + held + mine > limit);
+    if (limits.perMemberDailyTokens !== null) {
+      const used = await this.usage.memberTokens(organizationId, userId, day, tx);
+      if (over(used, inFlight.memberTokens, limits.perMemberDailyTokens)) {
+        throw quotaReached('member_daily_tokens', day.end, now);
+      }
     }
     if (limits.monthlyTokens === null && limits.monthlyRequests === null) return;
-    const spent = await this.usage.organizationTotals(organizationId, month);
-    if (limits.monthlyTokens !== null && spent.input_tokens + spent.output_tokens >= limits.monthlyTokens) {
+    const spent = await this.usage.organizationTotals(organizationId, month, tx);
+    if (
+      limits.monthlyTokens !== null &&
+      over(spent.input_tokens + spent.output_tokens, inFlight.tokens, limits.monthlyTokens)
+    ) {
       throw quotaReached('organization_monthly_tokens', month.end, now);
     }
-    if (limits.monthlyRequests !== null && spent.requests >= limits.monthlyRequests) {
+    if (limits.monthlyRequests !== null && spent.requests + inFlight.requests >= limits.monthlyRequests) {
       throw quotaReached('organization_monthly_requests', month.end, now);
     }
+  }
+
+  /**
+   * Serializes quota decisions of one organization until the caller's transaction ends (extensions-v3 6.8): the
+   * in-flight sums, the check and the reservation are one step for concurrent messages.
+   */
+  async lockQuotas(organizationId: string, tx: Tx): Promise<void> {
+    await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('ai-quota:' || $1, 0))`, [organizationId]);
   }
 
   /** The organization's AI use this UTC month and when the month ends. */
@@ -296,6 +344,13 @@ export class AiUsageService {
     const users = await this.users.findByIds(ids.filter((id): id is string => id !== null));
     return new Map(users.map((u) => [u.id, u.name ?? u.username]));
   }
+}
+
+/** The limits a quota decision compares with (null: no limit). */
+export interface QuotaLimits {
+  perMemberDailyTokens: number | null;
+  monthlyTokens: number | null;
+  monthlyRequests: number | null;
 }
 
 function quotaReached(quota: AiQuota, end: Date, now: Date): ApiError {

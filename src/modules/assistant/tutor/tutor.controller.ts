@@ -51,7 +51,9 @@ const STREAM =
   'local tutor quotes the most relevant sentences of the 3 best passages and says so. A client that disconnects ' +
   'aborts the provider call; what was streamed is stored as `interrupted` and metered. One answer at a time per ' +
   'conversation (409 `tutor_busy`). Quotas (429 `ai_quota_exceeded`, with `Retry-After` and `X-AI-Quota`: ' +
-  '`member_daily_tokens`, `organization_monthly_tokens` or `organization_monthly_requests`) are checked before.';
+  '`member_daily_tokens`, `organization_monthly_tokens` or `organization_monthly_requests`) are checked before: ' +
+  'the message reserves its maximum output plus its prompt estimate (and one request) until its answer is stored, ' +
+  'and while other answers of the organization are in progress its reservation must fit within the quota too.';
 
 @ApiTags('tutor')
 @Controller('organizations/:org_id/tutor/conversations')

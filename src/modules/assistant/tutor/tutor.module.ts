@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
+import { GuardedNet } from '@/core/net/guarded-net';
 import { AiUsageModule } from '@/modules/assistant/ai-usage/ai-usage.module';
 import { CoursesModule } from '@/modules/learning/courses/courses.module';
 import { EditorModule } from '@/modules/learning/editor/editor.module';
@@ -17,10 +18,11 @@ import { TutorRepository } from './tutor.repository';
 import { TutorService } from './tutor.service';
 
 /** The remote provider when `AI_BASE_URL` is set (chosen once, at start), else the local one. */
-function chooseProvider(config: AppConfig, local: AiProvider): AiProvider {
+function chooseProvider(config: AppConfig, local: AiProvider, net: GuardedNet): AiProvider {
   const remote = config.ai.remote;
   return remote
     ? new OpenAiCompatibleProvider({
+        fetch: net.guardedFetch,
         baseUrl: remote.baseUrl,
         apiKey: remote.apiKey,
         model: remote.model,
@@ -34,7 +36,7 @@ function chooseProvider(config: AppConfig, local: AiProvider): AiProvider {
   controllers: [TutorController, QuizProposalsController],
   providers: [
     { provide: LOCAL_AI_PROVIDER, useFactory: () => new LocalProvider() },
-    { provide: AI_PROVIDER, useFactory: chooseProvider, inject: [APP_CONFIG, LOCAL_AI_PROVIDER] },
+    { provide: AI_PROVIDER, useFactory: chooseProvider, inject: [APP_CONFIG, LOCAL_AI_PROVIDER, GuardedNet] },
     TutorRepository,
     TutorService,
     QuizProposalsRepository,

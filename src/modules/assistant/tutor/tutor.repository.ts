@@ -44,6 +44,13 @@ const MESSAGE = `id, conversation_id, role, content, citations, status, input_to
  * Tutor conversations and their messages. Conversations are private to their author: every read and write names
  * the organization and the author, so another member's conversation is simply not found.
  */
+/** Reservations of the answers in progress (extensions-v3 6.8). */
+export interface InFlight {
+  memberTokens: number;
+  tokens: number;
+  requests: number;
+}
+
 @Injectable()
 export class TutorRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -115,6 +122,7 @@ export class TutorRepository {
     now: Date,
     until: Date,
     tx: Tx,
+    reservedTokens = 0,
   ): Promise<boolean> {
     // The slot and the question need no durable commit (a crash loses the answer anyway, and the lease frees
     // itself): the transaction commits without waiting for the WAL flush, which the first streamed event would
@@ -122,17 +130,32 @@ export class TutorRepository {
     await tx.manager.query(`SET LOCAL synchronous_commit TO OFF`);
     // An UPDATE answers [rows, count] through TypeORM.
     const [rows] = await tx.manager.query<[unknown[], number]>(
-      `UPDATE tutor_conversations SET answering_until = $5
+      `UPDATE tutor_conversations SET answering_until = $5, answering_reserved_tokens = $6
        WHERE id = $3 AND organization_id = $1 AND user_id = $2 AND (answering_until IS NULL OR answering_until <= $4)
        RETURNING id`,
-      [organizationId, userId, id, now, until],
+      [organizationId, userId, id, now, until, reservedTokens],
     );
     return rows.length === 1;
   }
 
+  /**
+   * What answers in progress in the organization hold (extensions-v3 6.8): their reserved tokens, the member's part
+   * of them, and their number (each will be one metered request). A lapsed lease holds nothing.
+   */
+  async inFlight(organizationId: string, userId: string, now: Date, tx: Tx): Promise<InFlight> {
+    const [row] = await tx.manager.query<{ member_tokens: string; tokens: string; requests: number }[]>(
+      `SELECT coalesce(sum(answering_reserved_tokens) FILTER (WHERE user_id = $2), 0)::bigint AS member_tokens,
+         coalesce(sum(answering_reserved_tokens), 0)::bigint AS tokens, count(*)::int AS requests
+       FROM tutor_conversations WHERE organization_id = $1 AND answering_until > $3`,
+      [organizationId, userId, now],
+    );
+    return { memberTokens: Number(row.member_tokens), tokens: Number(row.tokens), requests: row.requests };
+  }
+
   async releaseAnswering(organizationId: string, id: string, tx?: Tx): Promise<void> {
     await db(this.dataSource, tx).query(
-      `UPDATE tutor_conversations SET answering_until = NULL WHERE id = $2 AND organization_id = $1`,
+      `UPDATE tutor_conversations SET answering_until = NULL, answering_reserved_tokens = 0
+       WHERE id = $2 AND organization_id = $1`,
       [organizationId, id],
     );
   }

@@ -128,13 +128,27 @@ export class TutorService {
     const reached = settled(reachable);
     if (!reached) throw ApiError.notFound();
     if (!reached.enrollment) throw notEnrolled();
-    settled(quota);
+    const limits = settled(quota);
     const { course } = reached;
     // The answering slot and the question in one transaction: one commit before the stream starts.
     const userMessageId = randomUUID();
     const userMessageAt = this.clock.now();
     const until = new Date(userMessageAt.getTime() + this.config.ai.timeoutMs + ANSWER_LEASE_MARGIN_MS);
+    const passageRows = settled(found);
+    const historyRows = settled(history);
+    // extensions-v3 6.8: the answer's maximum output plus its prompt estimate is reserved against the quotas with
+    // the answering slot, under the organization's quota lock; storing the answer returns it (releaseAnswering).
+    const reservedTokens = this.config.ai.maxOutputTokens + promptEstimate(question, passageRows, historyRows);
     const claimed = await this.transactions.run(async (tx) => {
+      await this.usage.lockQuotas(member.organizationId, tx);
+      const inFlight = await this.tutor.inFlight(member.organizationId, member.userId, userMessageAt, tx);
+      await this.usage.checkReservation(
+        member.organizationId,
+        member.userId,
+        limits,
+        { tokens: reservedTokens, inFlight },
+        tx,
+      );
       if (
         !(await this.tutor.claimAnswering(
           member.organizationId,
@@ -143,6 +157,7 @@ export class TutorService {
           userMessageAt,
           until,
           tx,
+          reservedTokens,
         ))
       ) {
         return false;
@@ -168,7 +183,7 @@ export class TutorService {
       return true;
     });
     if (!claimed) throw ApiError.conflict('tutor_busy', 'This conversation is still answering a question.');
-    const passages: NumberedPassage[] = settled(found).map((p, i) => ({
+    const passages: NumberedPassage[] = passageRows.map((p, i) => ({
       index: i + 1,
       chunk_id: p.chunk_id,
       lesson_id: p.lesson_id,
@@ -186,9 +201,7 @@ export class TutorService {
         locale: settled(user).locale,
         course: { title: course.title, language: course.language },
         passages,
-        history: settled(history)
-          .filter((m) => m.content.length > 0)
-          .map((m) => ({ role: m.role, content: m.content })),
+        history: historyRows.filter((m) => m.content.length > 0).map((m) => ({ role: m.role, content: m.content })),
         question,
         urlOf: (lessonId) => `${this.config.webUrl}/courses/${course.slug}/lessons/${lessonId}`,
       },
@@ -232,6 +245,25 @@ export class TutorService {
     if (!reachable) throw ApiError.notFound();
     return reachable;
   }
+}
+
+/** Characters per token assumed when estimating a prompt (conservative for Latin scripts). */
+const CHARS_PER_TOKEN = 3;
+/** The fixed part of the prompt (instructions, course header, formatting), in characters. */
+const PROMPT_OVERHEAD_CHARS = 3000;
+
+/** The prompt's size in tokens, over-estimated: question, passages, history and the fixed instructions. */
+function promptEstimate(
+  question: string,
+  passages: readonly { text: string }[],
+  history: readonly { content: string }[],
+): number {
+  const chars =
+    PROMPT_OVERHEAD_CHARS +
+    question.length +
+    passages.reduce((n, p) => n + p.text.length, 0) +
+    history.reduce((n, m) => n + m.content.length, 0);
+  return Math.ceil(chars / CHARS_PER_TOKEN);
 }
 
 /** The value of a settled promise, or its error thrown. */

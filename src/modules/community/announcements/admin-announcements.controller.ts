@@ -22,7 +22,9 @@ export const ANNOUNCEMENT_RULES =
   '`starts_at` (default now); `critical` is never dismissible (`dismissible: true` with it is 422). `email: true` ' +
   'sends the announcement once at `starts_at` to its audience: `critical` ones to everyone, others only to people ' +
   'whose latest `product_updates_email` consent is granted; kind `announcement`, with `List-Unsubscribe` ' +
-  '(`type=all`) and `List-Unsubscribe-Post`.';
+  '(`type=all`) and `List-Unsubscribe-Post`, except `critical` ones: service notices, with no unsubscribe link or ' +
+  'header. An organization emails at most 3 announcements per UTC day (the day each goes out; 409 ' +
+  '`announcement_email_limit_reached`).';
 
 @ApiTags('announcements')
 @Controller('admin/announcements')

@@ -26,7 +26,8 @@ interface AnnouncementMail {
   paragraphs: string[];
   critical: boolean;
   webUrl: string;
-  unsubscribeUrl: string;
+  /** Null for critical ones: a service notice offers no unsubscribe it would not honour (extensions-v3 6.9). */
+  unsubscribeUrl: string | null;
 }
 
 export const ANNOUNCEMENT_MAIL = defineMailTemplate<AnnouncementMail>('announcements.announcement', {
@@ -36,7 +37,7 @@ export const ANNOUNCEMENT_MAIL = defineMailTemplate<AnnouncementMail>('announcem
     paragraphs: p.paragraphs,
     button: { label: 'Abrir la plataforma', url: p.webUrl },
     footer: p.critical
-      ? `Aviso de servicio enviado a todas las personas afectadas. Para no recibir más correos de este tipo: ${p.unsubscribeUrl}`
+      ? 'Aviso de servicio enviado a todas las personas afectadas: llega aunque no recibas novedades por correo.'
       : `Recibes este correo porque aceptaste recibir novedades de la plataforma. Darte de baja: ${p.unsubscribeUrl}`,
   }),
   en: (p) => ({
@@ -45,7 +46,7 @@ export const ANNOUNCEMENT_MAIL = defineMailTemplate<AnnouncementMail>('announcem
     paragraphs: p.paragraphs,
     button: { label: 'Open the platform', url: p.webUrl },
     footer: p.critical
-      ? `A service notice sent to everyone affected. To stop emails like this: ${p.unsubscribeUrl}`
+      ? 'A service notice sent to everyone affected: it comes even if you do not receive news by email.'
       : `You receive this email because you agreed to hear about platform news. Unsubscribe: ${p.unsubscribeUrl}`,
   }),
 });
@@ -134,22 +135,27 @@ export class AnnouncementEmails {
     await this.transactions.run(async (tx) => {
       for (const person of recipients) {
         const t = pickTranslation(row.translations, person.locale);
-        const token = unsubscribeToken(this.crypto, person.id, 'all');
+        const critical = row.severity === 'critical';
         await this.mail.send(
           ANNOUNCEMENT_MAIL,
           {
             title: t.title,
             paragraphs: announcementParagraphs(t.body_md),
-            critical: row.severity === 'critical',
+            critical,
             webUrl: this.config.webUrl,
-            unsubscribeUrl: unsubscribeUrl(this.config.baseUrl, token, 'all'),
+            unsubscribeUrl: critical
+              ? null
+              : unsubscribeUrl(this.config.baseUrl, unsubscribeToken(this.crypto, person.id, 'all'), 'all'),
           },
           {
             to: person.email,
             locale: person.locale,
             organizationId: row.organization_id,
             kind: 'announcement',
-            headers: listUnsubscribeHeaders(this.crypto, this.config.baseUrl, person.id, 'all'),
+            // A service notice carries no List-Unsubscribe: it goes whatever the person's choice (6.9).
+            ...(critical
+              ? {}
+              : { headers: listUnsubscribeHeaders(this.crypto, this.config.baseUrl, person.id, 'all') }),
             dedupeKey: `announcement:${row.id}:${person.id}`,
             tx,
           },

@@ -155,6 +155,25 @@ export class AnnouncementsRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * How many other announcements of the organization are emailed on the UTC day of `at` (sent: the day they went;
+   * not yet: the day of their start), after taking the organization's email lock for the rest of the transaction
+   * (two requests cannot both take the last place).
+   */
+  async emailedOnDay(organizationId: string, at: Date, exceptId: string | null, tx: Tx): Promise<number> {
+    await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('announcement-email:' || $1, 0))`, [
+      organizationId,
+    ]);
+    const rows = await tx.manager.query<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM announcements
+       WHERE organization_id = $1 AND email AND ($3::uuid IS NULL OR id <> $3)
+         AND COALESCE(emailed_at, starts_at) >= date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
+         AND COALESCE(emailed_at, starts_at) < (date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC'`,
+      [organizationId, at, exceptId],
+    );
+    return rows[0].n;
+  }
+
   async markEmailed(id: string, now: Date, tx: Tx): Promise<void> {
     await tx.manager.query(`UPDATE announcements SET emailed_at = $2 WHERE id = $1`, [id, now]);
   }

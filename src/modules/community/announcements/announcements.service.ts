@@ -24,6 +24,11 @@ import type {
   UpdateAnnouncementDto,
 } from './dto/announcement.dto';
 
+/** Emailed announcements per organization and UTC day (extensions-v3 6.9). */
+export const EMAILS_PER_DAY = 3;
+
+const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
+
 const UPDATABLE = ['translations', 'severity', 'audience', 'starts_at', 'ends_at', 'dismissible', 'email'] as const;
 
 interface Actor {
@@ -83,6 +88,7 @@ export class AnnouncementsService {
     this.checkValues(values);
     await this.checkAudience(scope, dto.audience);
     const row = await this.transactions.run(async (tx) => {
+      if (values.email) await this.checkEmailLimit(scope, values.starts_at, null, tx);
       const created = await this.repository.insert(scope, values, actor.userId, this.clock.now(), tx);
       if (created.email) await this.emails.schedule(created, tx);
       await this.record('announcement.created', created, actor, tx, {
@@ -107,6 +113,10 @@ export class AnnouncementsService {
       }
       const values = this.merge(current, dto);
       this.checkValues(values);
+      const sameDay = utcDay(values.starts_at) === utcDay(current.starts_at);
+      if (values.email && current.emailed_at === null && (!current.email || !sameDay)) {
+        await this.checkEmailLimit(scope, values.starts_at, current.id, tx);
+      }
       const updated = await this.repository.update(scope, id, values, this.clock.now(), tx);
       const startMoved = updated.starts_at.getTime() !== current.starts_at.getTime();
       if (updated.email && !updated.emailed_at && (!current.email || startMoved)) {
@@ -128,6 +138,20 @@ export class AnnouncementsService {
         emailed: removed.emailed_at !== null,
       });
     });
+  }
+
+  /**
+   * extensions-v3 6.9: an organization emails at most EMAILS_PER_DAY announcements per (UTC) day, counted by the day
+   * each one goes out. Platform announcements are not limited.
+   */
+  private async checkEmailLimit(scope: ScopeId, startsAt: Date, exceptId: string | null, tx: Tx): Promise<void> {
+    if (scope === null) return;
+    if ((await this.repository.emailedOnDay(scope, startsAt, exceptId, tx)) >= EMAILS_PER_DAY) {
+      throw ApiError.conflict(
+        'announcement_email_limit_reached',
+        `An organization may email at most ${EMAILS_PER_DAY} announcements per day; this day has no place left.`,
+      );
+    }
   }
 
   private merge(current: AnnouncementRow, dto: UpdateAnnouncementDto): AnnouncementValues {

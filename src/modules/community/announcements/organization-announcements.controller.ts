@@ -44,7 +44,7 @@ export class OrganizationAnnouncementsController {
       '(`announcement.created`).',
   })
   @ApiCreatedResponse({ type: AnnouncementDto })
-  @ApiErrors(404, 422)
+  @ApiErrors(404, [409, 'announcement_email_limit_reached'], 422)
   create(
     @Param('org_id') orgId: string,
     @Body() dto: CreateAnnouncementDto,
@@ -64,7 +64,7 @@ export class OrganizationAnnouncementsController {
       'Another organization’s announcement is 404. Audited (`announcement.updated`, with the names of the fields).',
   })
   @ApiOkResponse({ type: AnnouncementDto })
-  @ApiErrors(404, [409, 'announcement_already_emailed'], 422)
+  @ApiErrors(404, [409, 'announcement_already_emailed', 'announcement_email_limit_reached'], 422)
   update(
     @Param('org_id') orgId: string,
     @Param('announcement_id', UuidPipe) id: string,

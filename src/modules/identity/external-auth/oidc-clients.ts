@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
 import * as oidc from 'openid-client';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
+import { GuardedNet } from '@/core/net/guarded-net';
 import { isLoopbackHost, issuerProblem } from './issuer-policy';
 
 /** An OpenID Connect relying-party registration: one provider, or one SSO connection. */
@@ -34,6 +35,8 @@ const SCOPE = 'openid email profile';
  * The OpenID Connect client side (openid-client): discovery of each issuer (cached an hour, per registration),
  * the authorization URL with state, nonce and PKCE S256, and the code exchange whose ID token openid-client
  * validates (signature by the published keys, iss, aud, exp, iat, nonce, and the `iss` response parameter).
+ * Every request (discovery, JWKS, token endpoint) goes through the core's guarded fetch: an issuer, or an endpoint
+ * its discovery document names, on a private address (or loopback in production) is never connected to.
  */
 @Injectable()
 export class OidcClients {
@@ -43,7 +46,10 @@ export class OidcClients {
     ttl: DISCOVERY_TTL_MS,
   });
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly net: GuardedNet,
+  ) {}
 
   get allowLoopbackHttp(): boolean {
     return !this.config.isProduction;
@@ -129,7 +135,13 @@ export class OidcClients {
         target.clientId,
         { client_secret: target.clientSecret },
         oidc.ClientSecretPost(target.clientSecret),
-        { execute: loopback ? [oidc.allowInsecureRequests] : [], timeout: HTTP_TIMEOUT_SECONDS },
+        {
+          execute: loopback ? [oidc.allowInsecureRequests] : [],
+          timeout: HTTP_TIMEOUT_SECONDS,
+          // Discovery, and through the configuration every later call (JWKS, token endpoint), connect only to
+          // public addresses, checked in the connection's own look-up (extensions-v3 6.7).
+          [oidc.customFetch]: (url, options) => this.net.guardedFetch(url, options as RequestInit),
+        },
       );
     } catch (err) {
       this.logger.warn({ err, issuer: target.issuer }, 'OpenID discovery failed');

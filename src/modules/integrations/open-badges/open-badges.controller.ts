@@ -39,7 +39,9 @@ export class PublicOpenBadgesController {
   @Get('issuers/:org_id')
   @ApiOperation({
     summary: 'An organization’s issuer profile (Open Badges 3.0 Profile)',
-    description: `\`id\` is this URL; \`image\` the organization’s logo when it has one. ${OFF}`,
+    description:
+      '`id` is this URL; `image` the organization’s logo when it has one. 404 unless the organization issued at ' +
+      `least one credential that is not revoked. ${OFF}`,
   })
   @ApiOkResponse({ type: IssuerProfileDto })
   @ApiErrors(404)
@@ -49,8 +51,10 @@ export class PublicOpenBadgesController {
 
   @Get('achievements/:achievement_id')
   @ApiOperation({
-    summary: 'An achievement: a published course or program',
-    description: `The achievement a credential names (its id is a course or program id). Unpublished: 404. ${OFF}`,
+    summary: 'An achievement: a course or program of an issued credential',
+    description:
+      'The achievement a credential names (its id is a course or program id). 404 unless at least one credential ' +
+      `for it was issued and is not revoked. ${OFF}`,
   })
   @ApiOkResponse({ type: AchievementDto })
   @ApiErrors(404)

@@ -17,23 +17,36 @@ export interface CertificateStatusRow {
 
 /**
  * Read-only look-ups of Open Badges (extensions-v2 25.5) in the tables of other areas: the catalog (courses and
- * programs, published only), issued certificates (their status) and the holder's address (hashed into the
+ * programs with an issued, unrevoked credential), issued certificates (their status) and the holder's address (hashed into the
  * credential). This area writes nothing.
  */
 @Injectable()
 export class OpenBadgesRepository {
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * A course or program shown publicly as an achievement: only when at least one credential for it was issued
+   * and is not revoked (extensions-v3 6.11), so an id alone does not reveal an organization-only course.
+   */
   async achievement(id: string): Promise<AchievementRow | null> {
     const rows = await this.dataSource.query<AchievementRow[]>(
-      `SELECT id, 'course' AS kind, title, summary AS description, language FROM courses
-       WHERE id = $1 AND status = 'published'
+      `SELECT id, 'course' AS kind, title, summary AS description, language FROM courses c
+       WHERE id = $1 AND EXISTS (SELECT 1 FROM issued_certificates i WHERE i.course_id = c.id AND i.status <> 'revoked')
        UNION ALL
-       SELECT id, 'program' AS kind, title, description_md AS description, NULL AS language FROM learning_paths
-       WHERE id = $1 AND status = 'published'`,
+       SELECT id, 'program' AS kind, title, description_md AS description, NULL AS language FROM learning_paths p
+       WHERE id = $1 AND EXISTS (SELECT 1 FROM issued_certificates i WHERE i.path_id = p.id AND i.status <> 'revoked')`,
       [id],
     );
     return rows[0] ?? null;
+  }
+
+  /** Whether the organization issued at least one credential that is not revoked (its public issuer profile). */
+  async hasIssuedCredential(organizationId: string): Promise<boolean> {
+    const rows = await this.dataSource.query<unknown[]>(
+      `SELECT 1 FROM issued_certificates WHERE organization_id = $1 AND status <> 'revoked' LIMIT 1`,
+      [organizationId],
+    );
+    return rows.length > 0;
   }
 
   /** The achievement of a certificate, published or not (a course unpublished later keeps its credentials). */

@@ -67,7 +67,8 @@ export class OpenBadgesService {
     const organization = isUuid(organizationId)
       ? await this.organizations.findById(organizationId.toLowerCase())
       : null;
-    if (!organization) throw ApiError.notFound();
+    // Only an organization that issued a credential still standing has a public issuer profile (v3 6.11).
+    if (!organization || !(await this.repository.hasIssuedCredential(organization.id))) throw ApiError.notFound();
     return {
       '@context': OB_CONTEXT,
       id: this.issuerId(organization.id),

@@ -1,11 +1,9 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { performance } from 'node:perf_hooks';
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import { isAllowedAddress } from '@/core/net/public-address';
+import { AddressRefused, GuardedNet, isLoopbackHostname } from '@/core/net/guarded-net';
 import { DELIVERY_TIMEOUT_MS } from './webhook-events';
 
 /** Why a URL may not receive webhooks (the message is shown in a 422 or written to `last_error`). */
@@ -29,24 +27,21 @@ const ANSWER_MAX_BYTES = 64 * 1024;
 
 /**
  * Posts webhooks to integrators' endpoints (extensions-v2 25.3). A target must be `https` and every address its
- * name resolves to must be public (the core `public-address` rule). The check runs at creation and again inside
- * the socket's own look-up at every delivery, so a DNS answer that changes (rebinding) cannot reach a private
- * address. Outside production loopback addresses are accepted, over `http` too (extensions-v2 28); in production
- * they are refused like any private address. Redirects are not followed; 10 s per attempt.
+ * name resolves to must be public (the core `public-address` rule). The check runs at creation (a 422) and at every
+ * delivery inside the connection's own look-up (the core's guarded agents, extensions-v3 6.7), so a DNS answer that
+ * changes (rebinding) cannot reach a private address. Outside production loopback addresses are accepted, over
+ * `http` too (extensions-v2 28); in production they are refused like any private address. Redirects are not
+ * followed; 10 s per attempt.
  */
 @Injectable()
-export class WebhookSender implements OnModuleDestroy {
+export class WebhookSender {
   readonly allowLoopback: boolean;
-  private readonly httpAgent = new HttpAgent({ keepAlive: true, maxSockets: 64 });
-  private readonly httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: 64 });
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly net: GuardedNet,
+  ) {
     this.allowLoopback = !config.isProduction;
-  }
-
-  onModuleDestroy(): void {
-    this.httpAgent.destroy();
-    this.httpsAgent.destroy();
   }
 
   /** The URL's own rules (scheme, length, no credentials); throws TargetRefused. */
@@ -63,14 +58,18 @@ export class WebhookSender implements OnModuleDestroy {
     }
     if (url.username || url.password) throw new TargetRefused('must not carry credentials');
     if (url.hash) throw new TargetRefused('must not have a fragment');
+    // Plain http only to loopback (outside production): never over a public network.
+    if (url.protocol === 'http:' && !isLoopbackHostname(url.hostname)) {
+      throw new TargetRefused('must be an https URL (http only on loopback outside production)');
+    }
     return url;
   }
 
   /** Checks a URL now (creation, change): its rules and every address its name resolves to. */
   async check(raw: string): Promise<URL> {
     const url = this.parse(raw);
-    const addresses = await this.resolve(url.hostname);
-    this.checkAddresses(url, addresses);
+    const problem = await this.net.hostProblem(url.hostname);
+    if (problem) throw new TargetRefused(problem);
     return url;
   }
 
@@ -80,9 +79,9 @@ export class WebhookSender implements OnModuleDestroy {
     const elapsed = (): number => Math.round(performance.now() - started);
     let url: URL;
     try {
-      // Resolved and checked before every attempt; the socket's own look-up checks again what it connects to
-      // (a kept-alive connection was checked when it opened).
-      url = await this.check(raw);
+      // No look-up here: the guarded agent's look-up checks the addresses the connection uses (a kept-alive
+      // connection was checked when it opened).
+      url = this.parse(raw);
     } catch (err) {
       return { status: null, error: (err as Error).message, ms: elapsed() };
     }
@@ -96,8 +95,7 @@ export class WebhookSender implements OnModuleDestroy {
       const https = url.protocol === 'https:';
       const req = (https ? httpsRequest : httpRequest)(url, {
         method: 'POST',
-        agent: https ? this.httpsAgent : this.httpAgent,
-        lookup: this.guardedLookup(url),
+        agent: https ? this.net.httpsAgent : this.net.httpAgent,
         signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
       });
@@ -115,7 +113,7 @@ export class WebhookSender implements OnModuleDestroy {
         const message =
           err.name === 'AbortError' || err.name === 'TimeoutError'
             ? `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s`
-            : err instanceof TargetRefused
+            : err instanceof TargetRefused || err instanceof AddressRefused
               ? err.message
               : `${err.code ?? err.name}: ${err.message}`;
         finish({ status: null, error: message.slice(0, 500) });
@@ -123,51 +121,4 @@ export class WebhookSender implements OnModuleDestroy {
       req.end(body);
     });
   }
-
-  private checkAddresses(url: URL, addresses: readonly { address: string }[]): void {
-    if (addresses.length === 0) throw new TargetRefused(`${url.hostname} does not resolve`);
-    for (const { address } of addresses) {
-      if (!isAllowedAddress(address, this.allowLoopback)) {
-        throw new TargetRefused(`${url.hostname} resolves to a non-public address`);
-      }
-    }
-    // Plain http only to loopback (outside production): never over a public network.
-    if (url.protocol === 'http:' && addresses.some(({ address }) => isAllowedAddress(address, false))) {
-      throw new TargetRefused('must be an https URL (http only on loopback outside production)');
-    }
-  }
-
-  private resolve(hostname: string): Promise<LookupAddress[]> {
-    const host = bare(hostname);
-    if (isIP(host)) return Promise.resolve([{ address: host, family: isIP(host) }]);
-    return new Promise((resolve, reject) => {
-      dnsLookup(host, { all: true }, (err, addresses) => {
-        if (err) return reject(new TargetRefused(`${hostname} does not resolve`));
-        resolve(addresses);
-      });
-    });
-  }
-
-  /** The system look-up, refusing the connection when any address of the name is not allowed. */
-  private guardedLookup(url: URL): LookupFunction {
-    return (hostname, options, callback) => {
-      dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-        if (err) return callback(err, '', 0);
-        try {
-          this.checkAddresses(url, addresses);
-        } catch (refused) {
-          return callback(refused as Error, '', 0);
-        }
-        if ((options as { all?: boolean }).all) {
-          (callback as unknown as (e: null, list: LookupAddress[]) => void)(null, addresses);
-        } else {
-          callback(null, addresses[0].address, addresses[0].family);
-        }
-      });
-    };
-  }
-}
-
-function bare(hostname: string): string {
-  return hostname.replace(/^\[|\]$/g, '');
 }

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AppConfig } from '@/config/app-config';
+import { GuardedNet } from '@/core/net/guarded-net';
 import { DEFAULT_LOGO_TIMEOUT_MS, imageFormat, LOGO_MAX_BYTES, LogoFetcher } from './logo-fetcher';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(32)]);
@@ -10,8 +10,9 @@ describe('LogoFetcher', () => {
   let server: Server;
   let base: string;
   const hits: string[] = [];
+  const nets = { test: new GuardedNet({ allowLoopback: true }), production: new GuardedNet({ allowLoopback: false }) };
   const fetcher = (nodeEnv: 'test' | 'production', timeoutMs = DEFAULT_LOGO_TIMEOUT_MS): LogoFetcher =>
-    new LogoFetcher({ nodeEnv } as AppConfig, timeoutMs);
+    new LogoFetcher(nets[nodeEnv], timeoutMs);
 
   beforeAll(async () => {
     server = createServer((req, res) => {
@@ -29,7 +30,8 @@ describe('LogoFetcher', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => {
+  afterAll(async () => {
+    await Promise.all([nets.test.close(), nets.production.close()]);
     server.closeAllConnections();
     return new Promise((resolve) => server.close(resolve));
   });
@@ -63,7 +65,7 @@ describe('LogoFetcher', () => {
     expect(hits.length - before).toBe(4);
   });
 
-  it('outside tests, refuses loopback without connecting, by literal address or by name', async () => {
+  it('in production, refuses loopback without connecting, by literal address or by name', async () => {
     const f = fetcher('production');
     const before = hits.length;
     const port = (server.address() as AddressInfo).port;

@@ -1,11 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Injectable, Inject, Logger } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
-import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import { isAllowedAddress } from '@/core/http/public-address';
+import { GuardedNet } from '@/core/net/guarded-net';
 
 /** How long fetching a logo may take in all, redirects included: 3 s. Injected, so tests can shorten it. */
 export const LOGO_FETCH_TIMEOUT_MS = Symbol('LOGO_FETCH_TIMEOUT_MS');
@@ -28,8 +25,8 @@ class LogoRefused extends Error {}
 
 /**
  * Fetches an organization's certificate logo for a PDF: http(s) only, every address the name resolves to must
- * be public (checked in the socket's own look-up, so a DNS answer cannot change between check and connect;
- * loopback is allowed only when NODE_ENV is `test`), at most 3 redirects, 3 s in all (LOGO_FETCH_TIMEOUT_MS), 1 MiB, PNG or JPEG.
+ * be public (the core's guarded agents check it in the connection's own look-up, so a DNS answer cannot change
+ * between check and connect; loopback only outside production, extensions-v3 6.7), at most 3 redirects, 3 s in all (LOGO_FETCH_TIMEOUT_MS), 1 MiB, PNG or JPEG.
  * Any failure answers null and the certificate is rendered without the logo. Successes are cached briefly.
  */
 @Injectable()
@@ -40,14 +37,11 @@ export class LogoFetcher {
     sizeCalculation: (logo) => logo.data.length || 1,
     ttl: 5 * 60_000,
   });
-  private readonly allowLoopback: boolean;
 
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly net: GuardedNet,
     @Inject(LOGO_FETCH_TIMEOUT_MS) private readonly timeoutMs: number,
-  ) {
-    this.allowLoopback = config.nodeEnv === 'test';
-  }
+  ) {}
 
   async fetch(url: string): Promise<LogoImage | null> {
     const cached = this.cache.get(url);
@@ -80,17 +74,13 @@ export class LogoFetcher {
     if (target.protocol !== 'http:' && target.protocol !== 'https:') {
       return Promise.reject(new LogoRefused(`protocol ${target.protocol} refused`));
     }
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    // A literal address is connected to without a look-up, so it is checked here.
-    if (isIP(host) && !isAllowedAddress(host, this.allowLoopback)) {
-      return Promise.reject(new LogoRefused('non-public address'));
-    }
-    const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
+    const https = target.protocol === 'https:';
+    const request = https ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       const req = request(target, {
         method: 'GET',
         signal,
-        lookup: this.guardedLookup(),
+        agent: https ? this.net.httpsAgent : this.net.httpAgent,
         headers: { accept: 'image/png, image/jpeg', 'user-agent': 'learning-platform-certificates' },
       });
       req.once('response', resolve);
@@ -125,23 +115,5 @@ export class LogoFetcher {
         if (!res.complete) reject(new LogoRefused('connection closed early'));
       });
     });
-  }
-
-  /** The system look-up, refusing the connection when any address of the name is not public. */
-  private guardedLookup(): LookupFunction {
-    const allowLoopback = this.allowLoopback;
-    return (hostname, options, callback) => {
-      dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
-        if (err) return callback(err, '', 0);
-        if (addresses.length === 0 || addresses.some((a) => !isAllowedAddress(a.address, allowLoopback))) {
-          return callback(new LogoRefused(`${hostname} resolves to a non-public address`), '', 0);
-        }
-        if ((options as { all?: boolean }).all) {
-          (callback as unknown as (e: null, list: LookupAddress[]) => void)(null, addresses);
-        } else {
-          callback(null, addresses[0].address, addresses[0].family);
-        }
-      });
-    };
   }
 }

@@ -1,4 +1,5 @@
 import { FakeOpenAi, hang, json, status, stream, streamThenHang } from '../../../../../test/support/openai-server';
+import { GuardedNet } from '@/core/net/guarded-net';
 import { AiProviderError, type ChatChunk, ClientGone } from './ai-provider';
 import { OpenAiCompatibleProvider, retryDelay } from './openai-compatible.provider';
 
@@ -15,9 +16,11 @@ async function collect(iterable: AsyncIterable<ChatChunk>): Promise<ChatChunk[]>
 
 describe('OpenAI-compatible provider (against a real HTTP server on loopback)', () => {
   const server = new FakeOpenAi();
+  const net = new GuardedNet({ allowLoopback: true });
   let baseUrl: string;
   const provider = (options: Partial<ConstructorParameters<typeof OpenAiCompatibleProvider>[0]> = {}) =>
     new OpenAiCompatibleProvider({
+      fetch: net.guardedFetch,
       baseUrl,
       apiKey: 'sk-test',
       model: 'fake-model',
@@ -29,7 +32,10 @@ describe('OpenAI-compatible provider (against a real HTTP server on loopback)', 
     p.chat({ messages, maxOutputTokens: 800, temperature: 0.2, json, signal });
 
   beforeAll(async () => (baseUrl = await server.start()));
-  afterAll(() => server.stop());
+  afterAll(async () => {
+    await net.close();
+    await server.stop();
+  });
   beforeEach(() => server.reset());
 
   it('streams the deltas, the finish reason and the reported usage; sends the asked request', async () => {
@@ -133,6 +139,7 @@ describe('OpenAI-compatible provider (against a real HTTP server on loopback)', 
 
   it('a connection refused is a provider error after its tries', async () => {
     const dead = new OpenAiCompatibleProvider({
+      fetch: net.guardedFetch,
       baseUrl: 'http://127.0.0.1:1/v1',
       apiKey: null,
       model: 'm',

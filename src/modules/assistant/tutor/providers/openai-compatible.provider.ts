@@ -2,6 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type AiProvider, AiProviderError, type ChatChunk, type ChatRequest, ClientGone } from './ai-provider';
 
 export interface RemoteOptions {
+  /** The HTTP client: the core's guarded fetch (public addresses only, loopback outside production; extensions-v3 6.7). */
+  fetch: (input: string, init: RequestInit) => Promise<Response>;
   /** Ends in `/v1`; `/chat/completions` is appended. */
   baseUrl: string;
   apiKey: string | null;
@@ -100,7 +102,7 @@ export class OpenAiCompatibleProvider implements AiProvider {
       );
       let res: Response;
       try {
-        res = await fetch(`${this.options.baseUrl}/chat/completions`, {
+        res = await this.options.fetch(`${this.options.baseUrl}/chat/completions`, {
           method: 'POST',
           headers: {
             'content-type': 'application/json',

@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { importPKCS8, SignJWT } from 'jose';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { Clock } from '@/core/clock/clock';
+import { GuardedNet } from '@/core/net/guarded-net';
 import { outcomeOf, type PushOutcome } from './web-push.sender';
 
 export interface NativeMessage {
@@ -36,6 +37,7 @@ export class FcmProvider extends NativePushProvider {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly clock: Clock,
+    private readonly net: GuardedNet,
   ) {
     super();
   }
@@ -48,20 +50,23 @@ export class FcmProvider extends NativePushProvider {
     const fcm = this.config.push.fcm;
     if (!fcm) throw new Error('FCM is not configured');
     const accessToken = await this.accessToken();
-    const res = await fetch(`${fcm.baseUrl}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        message: {
-          token: message.token,
-          notification: { title: message.title, body: message.body },
-          data: message.data,
-          android: { collapse_key: message.collapseKey },
-          apns: { headers: { 'apns-collapse-id': message.collapseKey } },
-        },
-      }),
-      signal: AbortSignal.timeout(10_000),
-    });
+    const res = await this.net.guardedFetch(
+      `${fcm.baseUrl}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`,
+      {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          message: {
+            token: message.token,
+            notification: { title: message.title, body: message.body },
+            data: message.data,
+            android: { collapse_key: message.collapseKey },
+            apns: { headers: { 'apns-collapse-id': message.collapseKey } },
+          },
+        }),
+        signal: AbortSignal.timeout(10_000),
+      },
+    );
     const text = await res.text();
     if (res.status === 401) this.token = null;
     // FCM reports a dead token as 404 with errorCode UNREGISTERED (sometimes 400 with that code).
@@ -83,7 +88,7 @@ export class FcmProvider extends NativePushProvider {
       .setIssuedAt(iat)
       .setExpirationTime(iat + 3600)
       .sign(key);
-    const res = await fetch(fcm.tokenUri, {
+    const res = await this.net.guardedFetch(fcm.tokenUri, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString(),

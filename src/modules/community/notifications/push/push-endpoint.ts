@@ -4,8 +4,9 @@ import { isAllowedAddress } from '@/core/http/public-address';
 
 /**
  * Whether the server may call this push endpoint (extensions-v2 13.3): `https` resolving only to public addresses;
- * outside production also `http` on loopback (the `web-push-testing` service). Checked at registration and again
- * before each send (a name may resolve elsewhere later).
+ * outside production also `http` on loopback (the `web-push-testing` service). Checked at registration, for an early
+ * 422; deliveries do not look the name up again: the sender's guarded agent checks the address its connection
+ * uses (extensions-v3 6.7), so a name that resolves elsewhere later is refused there.
  */
 export async function isCallableEndpoint(endpoint: string, allowLoopbackHttp: boolean): Promise<boolean> {
   let url: URL;

@@ -11,6 +11,7 @@ import { JobsService } from '@/core/queue/jobs.service';
 import type { CreateDeviceDto, CreateSubscriptionDto, DeviceDto, SubscriptionDto } from '../dto/push.dto';
 import { type DeviceRow, NotificationsRepository, type SubscriptionRow } from '../notifications.repository';
 import { NativePushProvider } from './fcm.provider';
+import { AddressRefused } from '@/core/net/guarded-net';
 import { isCallableEndpoint } from './push-endpoint';
 import { WebPushSender } from './web-push.sender';
 
@@ -150,14 +151,18 @@ export class PushService {
     if (!sub || sub.user_id !== payload.user_id) return; // removed, or moved to another account since
     const message = await this.message(payload.notification_id, payload.user_id);
     if (!message) return;
-    if (!(await isCallableEndpoint(sub.endpoint, this.allowLoopbackHttp))) {
+    // No look-up here: the sender's own connection checks the address it connects to (extensions-v3 6.7).
+    let status: number;
+    try {
+      ({ status } = await this.webPush.send(sub, JSON.stringify(message.payload), {
+        topic: message.payload.category,
+        urgency: message.payload.category === 'duels' ? 'high' : 'normal',
+      }));
+    } catch (err) {
+      if (!(err instanceof AddressRefused)) throw err;
       this.logger.warn({ subscription_id: sub.id }, 'Push endpoint no longer resolves to a public address; skipped');
       return;
     }
-    const { status } = await this.webPush.send(sub, JSON.stringify(message.payload), {
-      topic: message.payload.category,
-      urgency: message.payload.category === 'duels' ? 'high' : 'normal',
-    });
     await this.outcome(status, 'web', sub.id);
   }
 
