@@ -12,6 +12,7 @@ import { CatalogIndexes1763741400000 } from './1763741400000-CatalogIndexes';
 import { CertificateIndexes1763741500000 } from './1763741500000-CertificateIndexes';
 import { CertificateCounts1763760000000 } from './1763760000000-CertificateCounts';
 import { OutboxFillfactor1763763000000 } from './1763763000000-OutboxFillfactor';
+import { Scim1795905905308 } from './1795905905308-Scim';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { EmailWebhooks1763754500000 } from './1763754500000-EmailWebhooks';
 import { Duels1763752000000 } from './1763752000000-Duels';
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   CohortDeadlines1763759100000,
   CertificateCounts1763760000000,
   OutboxFillfactor1763763000000,
+  Scim1795905905308,
 ];

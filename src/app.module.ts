@@ -44,6 +44,10 @@ import { TutorModule } from '@/modules/tutor/tutor.module';
 import { UsersModule } from '@/modules/users/users.module';
 import { DeadlinesModule } from '@/modules/deadlines/deadlines.module';
 import { XapiModule } from '@/modules/xapi/xapi.module';
+// The first area at its context path (src/modules/<context>/<area>/); the boundaries rule learns the nesting with
+// the layout move on main.
+// eslint-disable-next-line no-restricted-imports
+import { ScimModule } from '@/modules/tenancy/scim/scim.module';
 import { OpenBadgesModule } from '@/modules/open-badges/open-badges.module';
 import { WebhooksModule } from '@/modules/webhooks/webhooks.module';
 
@@ -99,6 +103,7 @@ export class AppModule {
         SocialModule,
         TutorModule,
         PrivacyModule,
+        ScimModule,
       ],
     };
   }

@@ -204,6 +204,12 @@ export class EnvSettings {
   @IsBoolean()
   SSO_ENABLED?: boolean;
 
+  /** SCIM 2.0 provisioning (`/scim/v2` and the SCIM token routes); `false` answers 404 `feature_disabled`. */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  SCIM_ENABLED?: boolean;
+
   /** `host:port` of the DNS server used for domain verification (default: the system resolver). */
   @IsOptional()
   @Transform(emptyToUndefined)
@@ -393,6 +399,7 @@ export interface AppConfig {
     } | null;
   };
   readonly sso: { readonly enabled: boolean; readonly dnsResolver: string | null };
+  readonly scim: { readonly enabled: boolean };
   readonly push: {
     /** Web push keys; null: web push is off (404 `push_disabled`). */
     readonly vapid: { readonly publicKey: string; readonly privateKey: string; readonly subject: string } | null;

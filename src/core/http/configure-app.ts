@@ -15,7 +15,7 @@ import { Realtime } from '@/core/realtime/realtime.service';
 import { requestLogging } from '@/core/logging/request-logging';
 import { installHealthFastPath } from './health-fast-path';
 import { refuseNulCharacters } from './nul-characters';
-import { isOAuthProtocolPath, sendOAuthProtocolError } from './protocol-errors';
+import { isOAuthProtocolPath, sendOAuthProtocolError, sendScimProtocolError } from './protocol-errors';
 import { rawBodyParser } from './raw-body';
 import { requestIdMiddleware, requestIdOf } from './request-id';
 import { securityHeaders } from './security-headers';
@@ -23,7 +23,10 @@ import { buildOpenApiDocument } from './swagger';
 
 export const API_PREFIX = 'api/v1';
 /** Routes outside the `/api/v1` prefix. */
-const UNPREFIXED = ['health', 'ready', 'version', 'metrics', '.well-known/{*path}'];
+const UNPREFIXED = ['health', 'ready', 'version', 'metrics', '.well-known/{*path}', 'scim/v2', 'scim/v2/{*path}'];
+/** SCIM (RFC 7644) clients send `application/scim+json`; the base path answers errors in SCIM form. */
+const JSON_TYPES = ['application/json', 'application/scim+json'];
+const SCIM_PATH = /^\/scim\/v2(\/|$)/;
 
 export const JSON_BODY_LIMIT = '1mb';
 const OPEN_CORS_PATHS = /^\/(\.well-known\/|api\/v1\/oauth\/(token|register|revoke)$)/;
@@ -40,7 +43,11 @@ export async function prepareApp(app: NestExpressApplication, config: AppConfig)
   await app.init();
   installHealthFastPath(app.getHttpServer());
   // Nest's own 404 handler covers the /api/v1 prefix only; anything else unknown ends here, in the envelope.
-  app.use((req: Request, res: Response) => sendErrorEnvelope(res, 404, 'not_found', 'Not found.', requestIdOf(req)));
+  app.use((req: Request, res: Response) =>
+    SCIM_PATH.test(req.path)
+      ? sendScimProtocolError(res, 404, undefined, 'Not found.')
+      : sendErrorEnvelope(res, 404, 'not_found', 'Not found.', requestIdOf(req)),
+  );
 }
 
 function configureApp(app: NestExpressApplication, config: AppConfig): void {
@@ -90,7 +97,7 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   mountQueueDashboard(app, config.redis.url !== null);
   // Signed webhooks need their bytes as sent: read raw first (the JSON parser then skips them).
   app.use(rawBodyParser());
-  app.use(express.json({ limit: JSON_BODY_LIMIT }));
+  app.use(express.json({ limit: JSON_BODY_LIMIT, type: JSON_TYPES }));
   app.use(express.urlencoded({ extended: false, limit: '100kb' }));
   app.use(refuseNulCharacters);
   // Errors before Nest routing (malformed or too large bodies, NUL characters) are answered here: with the envelope,
@@ -101,6 +108,10 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
     if (isOAuthProtocolPath(req.path)) {
       const about = r.details?.map((d) => `${d.field} ${d.message}`).join('; ');
       sendOAuthProtocolError(res, r.status === 413 ? 413 : 400, 'invalid_request', about || r.message);
+      return;
+    }
+    if (SCIM_PATH.test(req.path)) {
+      sendScimProtocolError(res, r.status, r.status === 400 ? 'invalidSyntax' : undefined, r.message, r.headers);
       return;
     }
     sendErrorEnvelope(res, r.status, r.code, r.message, requestIdOf(req), r.details, r.headers);
