@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type TestAgent from 'supertest/lib/agent';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import { OrganizationsService } from '@/modules/organizations/organizations.service';
-import { SCIM_TOKEN_BUDGET } from '@/modules/tenancy/scim/scim.rate-limits';
+import { scimTokenBudget } from '@/modules/tenancy/scim/scim.rate-limits';
 import { type SignedIn, stepUpByEmail } from './support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from './support/tenancy';
 import { createTestApp, type TestApp } from './support/test-app';
@@ -469,6 +469,29 @@ describe('SCIM 2.0', () => {
       });
     });
 
+    it('shows the directory attributes in the member record to owners and admins only', async () => {
+      const asOwner = await owner.agent
+        .get(`/api/v1/organizations/${orgId}/members?q=${encodeURIComponent(mail.toLowerCase())}`)
+        .expect(200);
+      expect(asOwner.body.items).toHaveLength(1);
+      expect(asOwner.body.items[0].directory).toMatchObject({
+        department: 'Physics',
+        employeeNumber: 'E-42',
+        costCenter: 'CC-7',
+        division: 'Sciences',
+        given_name: 'Grace',
+        family_name: 'updatedFamilyName',
+      });
+      const asAdmin = await admin.agent
+        .get(`/api/v1/organizations/${orgId}/members?q=${encodeURIComponent(mail.toLowerCase())}`)
+        .expect(200);
+      expect(asAdmin.body.items[0].directory.department).toBe('Physics');
+      const others = await owner.agent
+        .get(`/api/v1/organizations/${orgId}/members?q=${encodeURIComponent(student.email)}`)
+        .expect(200);
+      expect(others.body.items[0].directory).toBeNull();
+    });
+
     it('Patch User - Disable user with "False" (a string), then enable with "True"', async () => {
       const off = await send('patch', `/Users/${id}`, {
         schemas: [PATCH_OP],
@@ -802,7 +825,7 @@ describe('SCIM 2.0', () => {
 
     it('limits a token to 1 200 requests a minute (429 with Retry-After in SCIM form), the 1 200th passes', async () => {
       const fresh = (await createToken(owner, orgId).expect(201)).body;
-      await t.app.get(RateLimitService).consume(SCIM_TOKEN_BUDGET, fresh.id, 1199);
+      await t.app.get(RateLimitService).consume(scimTokenBudget(1200), fresh.id, 1199);
       await get('/ServiceProviderConfig', fresh.token).expect(200);
       const over = await get('/ServiceProviderConfig', fresh.token);
       expectScimError(over, 429);
@@ -822,6 +845,28 @@ describe('SCIM 2.0', () => {
       expect(errors[0].detail).toMatch(/uniqueness/);
       expect(JSON.stringify(res.body)).not.toContain('"password"');
       await otherOwner.agent.get(`/api/v1/organizations/${orgId}/scim/activity`).expect(404);
+    });
+  });
+
+  describe('SCIM_ENABLED=false', () => {
+    let off: TestApp;
+
+    beforeAll(async () => {
+      off = await createTestApp({ env: { SCIM_ENABLED: 'false' } });
+    }, 60_000);
+
+    afterAll(async () => {
+      await off?.close();
+    });
+
+    it('answers 404 feature_disabled on the token routes and on /scim/v2 (in SCIM form)', async () => {
+      const boss = await adult(off);
+      const org = await createOrganization(off, boss);
+      const list = await boss.agent.get(`/api/v1/organizations/${org}/scim/tokens`).expect(404);
+      expect(list.body.error.code).toBe('feature_disabled');
+      const res = await off.client().get('/scim/v2/ServiceProviderConfig').set('Authorization', `Bearer ${token}`);
+      expectScimError(res, 404);
+      expect(res.body.detail).toMatch(/feature_disabled/);
     });
   });
 });

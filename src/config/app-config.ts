@@ -210,6 +210,13 @@ export class EnvSettings {
   @IsBoolean()
   SCIM_ENABLED?: boolean;
 
+  /** Requests per minute per SCIM token (extensions-v3 2.5: 1 200); 0 turns the limit off (benchmarks). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SCIM_TOKEN_PER_MINUTE?: number;
+
   /** `host:port` of the DNS server used for domain verification (default: the system resolver). */
   @IsOptional()
   @Transform(emptyToUndefined)
@@ -399,7 +406,7 @@ export interface AppConfig {
     } | null;
   };
   readonly sso: { readonly enabled: boolean; readonly dnsResolver: string | null };
-  readonly scim: { readonly enabled: boolean };
+  readonly scim: { readonly enabled: boolean; readonly tokenPerMinute: number };
   readonly push: {
     /** Web push keys; null: web push is off (404 `push_disabled`). */
     readonly vapid: { readonly publicKey: string; readonly privateKey: string; readonly subject: string } | null;

@@ -139,7 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
           : null,
     },
     sso: { enabled: settings.SSO_ENABLED ?? true, dnsResolver: settings.DNS_RESOLVER ?? null },
-    scim: { enabled: settings.SCIM_ENABLED ?? true },
+    scim: { enabled: settings.SCIM_ENABLED ?? true, tokenPerMinute: settings.SCIM_TOKEN_PER_MINUTE ?? 1200 },
     push: { vapid: vapidSettings(settings), fcm: fcmSettings(settings) },
     emailWebhookSecrets: settings.EMAIL_WEBHOOK_SECRET ?? [],
     ai: {

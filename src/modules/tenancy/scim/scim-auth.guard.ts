@@ -6,14 +6,15 @@ import {
   Injectable,
   SetMetadata,
 } from '@nestjs/common';
-import { ApiBearerAuth, ApiExtension } from '@nestjs/swagger';
+import { ApiExtension } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { IS_PUBLIC } from '@/core/auth/access.decorators';
 import { TenancyResolver } from '@/core/auth/tenancy';
+import type { RateLimitPolicy } from '@/core/rate-limit/rate-limit';
 import { rateLimitHeaders, RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import { SCIM_DETAIL, ScimError } from './scim-errors';
-import { SCIM_TOKEN_BUDGET } from './scim.rate-limits';
+import { scimTokenBudget } from './scim.rate-limits';
 import type { ScimTokenRow } from './scim-tokens.repository';
 import { ScimTokensService } from './scim-tokens.service';
 
@@ -27,7 +28,7 @@ export interface ScimRequest extends Request {
  * is refused by that guard everywhere else (its prefix belongs to no credential strategy).
  */
 export const ScimTokenAuth = (): MethodDecorator & ClassDecorator =>
-  applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension('x-scim-token', true), ApiBearerAuth('scim_token'));
+  applyDecorators(SetMetadata(IS_PUBLIC, true), ApiExtension('x-scim-token', true));
 
 /**
  * 404 `feature_disabled` with SCIM_ENABLED=false; 401 (with `WWW-Authenticate: Bearer`) without a live SCIM
@@ -36,12 +37,16 @@ export const ScimTokenAuth = (): MethodDecorator & ClassDecorator =>
  */
 @Injectable()
 export class ScimAuthGuard implements CanActivate {
+  private readonly budget: RateLimitPolicy | null;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly tokens: ScimTokensService,
     private readonly limits: RateLimitService,
     @Inject(TenancyResolver) private readonly tenancy: TenancyResolver,
-  ) {}
+  ) {
+    this.budget = config.scim.tokenPerMinute > 0 ? scimTokenBudget(config.scim.tokenPerMinute) : null;
+  }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<ScimRequest>();
@@ -64,7 +69,7 @@ export class ScimAuthGuard implements CanActivate {
     if (await this.tenancy.isSuspended(token.organization_id)) {
       throw ScimError.forbidden('organization_suspended: This organization is suspended.');
     }
-    const state = await this.limits.consume(SCIM_TOKEN_BUDGET, token.id);
+    const state = this.budget ? await this.limits.consume(this.budget, token.id) : null;
     if (state) for (const [name, value] of Object.entries(rateLimitHeaders([state]))) res.setHeader(name, value);
     return true;
   }

@@ -109,7 +109,8 @@ function canonicalUserPath(path: string): string {
   const head = bracket >= 0 ? p.slice(0, bracket) : p;
   const canonical = USER_NAMES[head.toLowerCase()];
   if (canonical) return `${canonical}${bracket >= 0 ? p.slice(bracket) : ''}`;
-  if (head.toLowerCase() === 'id' || head.toLowerCase() === 'meta' || head.toLowerCase() === 'groups') {
+  const top = head.split('.')[0].toLowerCase();
+  if (top === 'id' || top === 'meta' || top === 'groups') {
     throw ScimError.badRequest('mutability', `"${head}" is read-only.`);
   }
   throw ScimError.badRequest('invalidPath', `Unknown attribute "${head}".`);

@@ -59,10 +59,10 @@ export class ScimTokensController {
     return this.tokens.create(membership, dto, req.ip);
   }
 
-  @Delete('tokens/:token_id')
+  @Delete('tokens/:id')
   @StepUp()
   @HttpCode(204)
-  @ApiParam({ name: 'token_id', format: 'uuid' })
+  @ApiParam({ name: 'id', format: 'uuid', description: 'The SCIM token record (its id, never the secret)' })
   @ApiOperation({
     summary: 'Revoke a SCIM token',
     description: 'Refused at once on every instance. Audited (`scim_token.revoked`).',
@@ -71,7 +71,7 @@ export class ScimTokensController {
   @ApiErrors([404, 'not_found'])
   async revoke(
     @CurrentMembership() membership: Membership,
-    @Param('token_id', UuidPipe) tokenId: string,
+    @Param('id', UuidPipe) tokenId: string,
     @Req() req: Request,
   ): Promise<void> {
     this.enabled();

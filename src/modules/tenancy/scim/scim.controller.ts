@@ -40,13 +40,54 @@ import { type ListQuery, ScimUsersService } from './scim-users.service';
 
 type ScimQuery = Record<string, unknown>;
 
-const SCIM_OBJECT = { type: 'object', additionalProperties: true } as const;
+const text = (maxLength: number): { type: 'string'; maxLength: number } => ({ type: 'string', maxLength });
+/** A SCIM resource (RFC 7643): the common attributes; the rest per resource type, names case-insensitive. */
+const SCIM_RESOURCE = {
+  type: 'object',
+  description: 'A SCIM resource (RFC 7643; see GET /scim/v2/Schemas for its attributes)',
+  properties: {
+    schemas: { type: 'array', maxItems: 8, items: text(200) },
+    id: text(64),
+    externalId: text(256),
+    meta: { type: 'object', properties: { resourceType: text(32), location: text(2048) } },
+  },
+};
+const LIST_RESPONSE = {
+  type: 'object',
+  properties: {
+    schemas: { type: 'array', items: text(200) },
+    totalResults: { type: 'integer' },
+    itemsPerPage: { type: 'integer' },
+    startIndex: { type: 'integer' },
+    Resources: { type: 'array', items: SCIM_RESOURCE },
+  },
+};
+const PATCH_OP = {
+  type: 'object',
+  required: ['schemas', 'Operations'],
+  properties: {
+    schemas: { type: 'array', maxItems: 8, items: text(200) },
+    Operations: {
+      type: 'array',
+      maxItems: 1000,
+      items: {
+        type: 'object',
+        required: ['op'],
+        properties: { op: text(16), path: text(1000), value: { description: 'Any JSON value' } },
+      },
+    },
+  },
+};
 const ERRORS = 'SCIM error `{schemas, status, scimType?, detail}` (RFC 7644 3.12)';
+const SCIM_ERROR = {
+  type: 'object',
+  properties: { schemas: { type: 'array', items: text(200) }, status: text(3), scimType: text(32), detail: text(2000) },
+};
 
 function ScimErrors(...statuses: number[]): MethodDecorator {
   return (target, key, descriptor) => {
-    for (const status of [401, 429, ...statuses]) {
-      ApiResponse({ status, description: ERRORS, content: { [SCIM_MEDIA_TYPE]: { schema: SCIM_OBJECT } } })(
+    for (const status of statuses) {
+      ApiResponse({ status, description: ERRORS, content: { [SCIM_MEDIA_TYPE]: { schema: SCIM_ERROR } } })(
         target,
         key,
         descriptor,
@@ -55,8 +96,8 @@ function ScimErrors(...statuses: number[]): MethodDecorator {
   };
 }
 
-function ok(description: string, status = 200): MethodDecorator {
-  return ApiResponse({ status, description, content: { [SCIM_MEDIA_TYPE]: { schema: SCIM_OBJECT } } });
+function ok(description: string, status = 200, schema: object = SCIM_RESOURCE): MethodDecorator {
+  return ApiResponse({ status, description, content: { [SCIM_MEDIA_TYPE]: { schema } } });
 }
 
 const LIST_QUERIES: MethodDecorator = (target, key, descriptor) => {
@@ -67,7 +108,7 @@ const LIST_QUERIES: MethodDecorator = (target, key, descriptor) => {
     ['attributes', 'comma-separated attributes to return'],
     ['excludedAttributes', 'comma-separated attributes to leave out'],
   ]) {
-    ApiQuery({ name, required: false, type: String, description })(target, key, descriptor);
+    ApiQuery({ name, required: false, description, schema: text(2000) })(target, key, descriptor);
   }
 };
 
@@ -105,19 +146,19 @@ export class ScimController {
   @Get('ResourceTypes')
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   @ApiOperation({ summary: 'SCIM: resource types (User, Group)' })
-  @ok('ListResponse of ResourceType')
+  @ok('ListResponse of ResourceType', 200, LIST_RESPONSE)
   @ScimErrors()
   resourceTypes(): Record<string, unknown> {
     return listResponse(resourceTypes(this.base), 1);
   }
 
-  @Get('ResourceTypes/:id')
+  @Get('ResourceTypes/:resource_type')
   @Header('Content-Type', SCIM_MEDIA_TYPE)
-  @ApiParam({ name: 'id', example: 'User' })
+  @ApiParam({ name: 'resource_type', example: 'User', schema: text(64) })
   @ApiOperation({ summary: 'SCIM: one resource type' })
   @ok('ResourceType')
   @ScimErrors(404)
-  resourceType(@Param('id') id: string): Record<string, unknown> {
+  resourceType(@Param('resource_type') id: string): Record<string, unknown> {
     const found = resourceTypes(this.base).find((r) => String(r.id).toLowerCase() === id.toLowerCase());
     if (!found) throw ScimError.notFound();
     return found;
@@ -126,19 +167,19 @@ export class ScimController {
   @Get('Schemas')
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   @ApiOperation({ summary: 'SCIM: schemas (User, EnterpriseUser, Group)' })
-  @ok('ListResponse of Schema')
+  @ok('ListResponse of Schema', 200, LIST_RESPONSE)
   @ScimErrors()
   schemas(): Record<string, unknown> {
     return listResponse(schemas(this.base), 1);
   }
 
-  @Get('Schemas/:id')
+  @Get('Schemas/:schema_urn')
   @Header('Content-Type', SCIM_MEDIA_TYPE)
-  @ApiParam({ name: 'id', example: SCHEMA.user })
+  @ApiParam({ name: 'schema_urn', example: SCHEMA.user, schema: text(200) })
   @ApiOperation({ summary: 'SCIM: one schema' })
   @ok('Schema')
   @ScimErrors(404)
-  schema(@Param('id') id: string): Record<string, unknown> {
+  schema(@Param('schema_urn') id: string): Record<string, unknown> {
     const found = schemas(this.base).find((s) => String(s.id).toLowerCase() === id.toLowerCase());
     if (!found) throw ScimError.notFound();
     return found;
@@ -153,7 +194,7 @@ export class ScimController {
       'Filterable: id, userName, externalId, name.*, displayName, emails.*, active, locale, timezone, ' +
       'the enterprise attributes, meta.created, meta.lastModified, groups.value.',
   })
-  @ok('ListResponse of User')
+  @ok('ListResponse of User', 200, LIST_RESPONSE)
   @ScimErrors(400)
   async listUsers(@Req() req: ScimRequest, @Query() query: ScimQuery): Promise<Record<string, unknown>> {
     const list = listQuery(query);
@@ -168,7 +209,7 @@ export class ScimController {
   @Post('Users')
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   @ApiConsumes(SCIM_MEDIA_TYPE, 'application/json')
-  @ApiBody({ schema: SCIM_OBJECT })
+  @ApiBody({ schema: SCIM_RESOURCE })
   @ApiOperation({
     summary: 'SCIM: provision a member',
     description:
@@ -190,8 +231,8 @@ export class ScimController {
   @Get('Users/:id')
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiQuery({ name: 'attributes', required: false, type: String })
-  @ApiQuery({ name: 'excludedAttributes', required: false, type: String })
+  @ApiQuery({ name: 'attributes', required: false, schema: text(2000) })
+  @ApiQuery({ name: 'excludedAttributes', required: false, schema: text(2000) })
   @ApiOperation({ summary: 'SCIM: one member (a person who is not a member is 404)' })
   @ok('User')
   @ScimErrors(404)
@@ -206,7 +247,7 @@ export class ScimController {
   @Put('Users/:id')
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiBody({ schema: SCIM_OBJECT })
+  @ApiBody({ schema: SCIM_RESOURCE })
   @ApiOperation({
     summary: "SCIM: replace a member's attributes",
     description: 'An omitted `active` means true; `active: false` suspends the membership. Owners: 403.',
@@ -220,7 +261,7 @@ export class ScimController {
   @Patch('Users/:id')
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiBody({ schema: SCIM_OBJECT })
+  @ApiBody({ schema: PATCH_OP })
   @ApiOperation({
     summary: 'SCIM: patch a member (PatchOp)',
     description: '`add`, `replace`, `remove`, with or without `path`, value-path filters. Owners: 403.',
@@ -248,7 +289,7 @@ export class ScimController {
     summary: 'SCIM: list or filter cohorts',
     description: 'Filterable: id, displayName, externalId, members.value, meta.created, meta.lastModified.',
   })
-  @ok('ListResponse of Group')
+  @ok('ListResponse of Group', 200, LIST_RESPONSE)
   @ScimErrors(400)
   async listGroups(@Req() req: ScimRequest, @Query() query: ScimQuery): Promise<Record<string, unknown>> {
     const list = listQuery(query);
@@ -264,7 +305,7 @@ export class ScimController {
   @Post('Groups')
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   @ApiConsumes(SCIM_MEDIA_TYPE, 'application/json')
-  @ApiBody({ schema: SCIM_OBJECT })
+  @ApiBody({ schema: SCIM_RESOURCE })
   @ApiOperation({ summary: 'SCIM: create a cohort (name unique in the organization; at most 10 000 members)' })
   @ok('Group', 201)
   @ScimErrors(400, 409)
@@ -281,8 +322,8 @@ export class ScimController {
   @Get('Groups/:id')
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiQuery({ name: 'attributes', required: false, type: String })
-  @ApiQuery({ name: 'excludedAttributes', required: false, type: String })
+  @ApiQuery({ name: 'attributes', required: false, schema: text(2000) })
+  @ApiQuery({ name: 'excludedAttributes', required: false, schema: text(2000) })
   @ApiOperation({ summary: 'SCIM: one cohort' })
   @ok('Group')
   @ScimErrors(404)
@@ -298,7 +339,7 @@ export class ScimController {
   @Put('Groups/:id')
   @Header('Content-Type', SCIM_MEDIA_TYPE)
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiBody({ schema: SCIM_OBJECT })
+  @ApiBody({ schema: SCIM_RESOURCE })
   @ApiOperation({ summary: 'SCIM: replace a cohort (name, externalId, members)' })
   @ok('Group')
   @ScimErrors(400, 404, 409)
@@ -308,7 +349,7 @@ export class ScimController {
 
   @Patch('Groups/:id')
   @ApiParam({ name: 'id', format: 'uuid' })
-  @ApiBody({ schema: SCIM_OBJECT })
+  @ApiBody({ schema: PATCH_OP })
   @ApiOperation({
     summary: 'SCIM: patch a cohort (PatchOp)',
     description:
