@@ -25,13 +25,13 @@ function stats(ms) {
 }
 const f = (x) => x.toFixed(2);
 
-/** Runs `work(i)` for i in 0..n-1 from `connections` concurrent loops; returns the elapsed ms. */
+/** Runs `work(i, loop)` for i in 0..n-1 from `connections` concurrent loops; returns the elapsed ms. */
 async function pool(n, connections, work) {
   let next = 0;
   const t0 = performance.now();
   await Promise.all(
-    Array.from({ length: connections }, async () => {
-      for (let i = next++; i < n; i = next++) await work(i);
+    Array.from({ length: connections }, async (_, loop) => {
+      for (let i = next++; i < n; i = next++) await work(i, loop);
     }),
   );
   return performance.now() - t0;
@@ -60,13 +60,17 @@ try {
   const bigOrg = (await call('POST', '/api/v1/organizations', { name: 'Big University' })).organization.id;
   const code = mail.nextCode(email);
   await call('POST', '/api/v1/auth/step-up/request');
-  await fetch(`${base}/api/v1/auth/step-up/verify`, {
+  const stepUp = await fetch(`${base}/api/v1/auth/step-up/verify`, {
     method: 'POST',
     headers: { cookie, 'content-type': 'application/json' },
     body: JSON.stringify({ code: await code }),
   });
+  if (stepUp.status !== 204) throw new Error(`step-up answered ${stepUp.status}`);
+  const steppedUp = jsonCaller(base, {
+    cookie: [cookie, ...stepUp.headers.getSetCookie().map((c) => c.split(';')[0])].join('; '),
+  });
   const tokenOf = async (org) =>
-    (await call('POST', `/api/v1/organizations/${org}/scim/tokens`, { description: 'bench' })).token;
+    (await steppedUp('POST', `/api/v1/organizations/${org}/scim/tokens`, { description: 'bench' })).token;
   const syncToken = await tokenOf(syncOrg);
   const bigToken = await tokenOf(bigOrg);
 
@@ -130,9 +134,8 @@ try {
     }),
   );
   const baseOrg = (await call('POST', '/api/v1/organizations', { name: 'Baseline College' })).organization.id;
-  let k = 0;
-  const sqlMs = await pool(USERS, CONNECTIONS, async (i) => {
-    const c = sqlClients[k++ % CONNECTIONS];
+  const sqlMs = await pool(USERS, CONNECTIONS, async (i, loop) => {
+    const c = sqlClients[loop];
     const name = `base${i}.${run}@sync.example`;
     await c.query(
       `SELECT m.user_id FROM memberships m JOIN users u ON u.id = m.user_id

@@ -27,10 +27,12 @@ export class Scim1795905905308 implements MigrationInterface {
     await q.query(`CREATE INDEX scim_tokens_org_live_idx ON scim_tokens (organization_id, created_at DESC)
       WHERE revoked_at IS NULL`);
     await q.query(`CREATE INDEX scim_tokens_created_by_idx ON scim_tokens (created_by) WHERE created_by IS NOT NULL`);
+    // No foreign key to organizations: its KEY SHARE lock would make every log line wait for a membership change
+    // holding the organization's row lock (FOR UPDATE), and the log is written after the answer, outside it.
     await q.query(`
       CREATE TABLE scim_activity (
         id bigserial PRIMARY KEY,
-        organization_id uuid NOT NULL REFERENCES organizations (id) ON DELETE CASCADE,
+        organization_id uuid NOT NULL,
         token_id uuid NULL,
         at timestamptz NOT NULL,
         method text NOT NULL,

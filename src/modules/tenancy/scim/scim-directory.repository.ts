@@ -179,6 +179,15 @@ export class ScimDirectoryRepository {
     return rows.length > 0;
   }
 
+  /** Transaction-scoped advisory locks on these names of the organization (sorted: no two callers deadlock). */
+  async lockNames(organizationId: string, names: readonly string[], tx: Tx): Promise<void> {
+    const keys = [...new Set(names.map((n) => n.toLowerCase()))].sort();
+    await tx.manager.query(
+      `SELECT pg_advisory_xact_lock(hashtextextended('scim_user:' || $1 || ':' || k, 0)) FROM unnest($2::text[]) k ORDER BY k`,
+      [organizationId, keys],
+    );
+  }
+
   async upsertDirectory(
     organizationId: string,
     userId: string,

@@ -79,7 +79,9 @@ export class ScimUsersService {
     const input = parseUser(body);
     const organizationId = token.organization_id;
     const userId = await this.transactions.run(async (tx) => {
-      await this.orgs.lockMembers(organizationId, tx);
+      // Serializes creations of one name (and one email) in the organization, not the whole organization: a full
+      // sync creates thousands of people in parallel.
+      await this.directory.lockNames(organizationId, [input.userName, input.email], tx);
       if (await this.directory.userNameTaken(organizationId, input.userName, null, tx)) {
         throw ScimError.uniqueness(`A member with userName "${input.userName}" already exists.`);
       }
@@ -134,11 +136,11 @@ export class ScimUsersService {
       refuseOwner(current);
       const input = next(current);
       const currentName = current.user_name ?? current.email;
-      if (
-        input.userName.toLowerCase() !== currentName.toLowerCase() &&
-        (await this.directory.userNameTaken(organizationId, input.userName, current.user_id, tx))
-      ) {
-        throw ScimError.uniqueness(`Another member has userName "${input.userName}".`);
+      if (input.userName.toLowerCase() !== currentName.toLowerCase()) {
+        await this.directory.lockNames(organizationId, [input.userName], tx);
+        if (await this.directory.userNameTaken(organizationId, input.userName, current.user_id, tx)) {
+          throw ScimError.uniqueness(`Another member has userName "${input.userName}".`);
+        }
       }
       await this.directory.upsertDirectory(organizationId, current.user_id, input, this.clock.now(), tx);
       await this.record(token, 'scim.user_updated', current.user_id, tx, { active: input.active });
