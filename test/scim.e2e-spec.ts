@@ -6,6 +6,7 @@ import { scimTokenBudget } from '@/modules/tenancy/scim/scim.rate-limits';
 import { type SignedIn, stepUpByEmail } from './support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from './support/tenancy';
 import { createTestApp, type TestApp } from './support/test-app';
+import { waitUntil } from './support/wait';
 
 const USER = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
@@ -609,6 +610,22 @@ describe('SCIM 2.0', () => {
       expect((await auditRows('scim.group_updated', groupId)).length).toBeGreaterThanOrEqual(4);
     });
 
+    it('Okta Push Groups: rename with a path-less replace that repeats the id', async () => {
+      const res = await send('patch', `/Groups/${groupId}`, {
+        schemas: [PATCH_OP],
+        Operations: [{ op: 'replace', value: { id: groupId, displayName: `Okta ${suffix.slice(0, 6)}` } }],
+      }).expect(200);
+      expect(res.body.displayName).toBe(`Okta ${suffix.slice(0, 6)}`);
+      expectScimError(
+        await send('patch', `/Groups/${groupId}`, {
+          schemas: [PATCH_OP],
+          Operations: [{ op: 'replace', value: { id: randomUUID() } }],
+        }),
+        400,
+        'mutability',
+      );
+    });
+
     it('refuses a member who is not a member of the organization (400 invalidValue)', async () => {
       expectScimError(
         await send('patch', `/Groups/${groupId}`, {
@@ -836,7 +853,14 @@ describe('SCIM 2.0', () => {
     });
 
     it('logs the last SCIM requests for owners and admins (no bodies)', async () => {
-      const res = await admin.agent.get(`/api/v1/organizations/${orgId}/scim/activity`).expect(200);
+      // Lines are written when each response has finished: wait for the last request's.
+      const res = await waitUntil(
+        async () => {
+          const r = await admin.agent.get(`/api/v1/organizations/${orgId}/scim/activity`).expect(200);
+          return r.body.items[0]?.path === '/scim/v2/ServiceProviderConfig' ? r : null;
+        },
+        { what: 'the activity line of the last request' },
+      );
       expect(res.body.items.length).toBeGreaterThan(10);
       expect(res.body.items.length).toBeLessThanOrEqual(500);
       expect(Object.keys(res.body.items[0]).sort()).toEqual(['at', 'detail', 'method', 'path', 'status']);
@@ -845,6 +869,24 @@ describe('SCIM 2.0', () => {
       expect(errors[0].detail).toMatch(/uniqueness/);
       expect(JSON.stringify(res.body)).not.toContain('"password"');
       await otherOwner.agent.get(`/api/v1/organizations/${orgId}/scim/activity`).expect(404);
+    });
+
+    it('keeps the activity log to the last 500 requests', async () => {
+      await t.db.query(
+        `INSERT INTO scim_activity (organization_id, token_id, at, method, path, status)
+         SELECT $1, $2, now(), 'GET', '/scim/v2/Old/' || g, 200 FROM generate_series(1, 600) g`,
+        [orgId, tokenId],
+      );
+      await get('/ServiceProviderConfig').expect(200);
+      // The line is written when the response has finished: wait for it.
+      const res = await waitUntil(
+        async () => {
+          const r = await owner.agent.get(`/api/v1/organizations/${orgId}/scim/activity`).expect(200);
+          return r.body.items[0].path === '/scim/v2/ServiceProviderConfig' ? r : null;
+        },
+        { what: 'the activity line of the last request' },
+      );
+      expect(res.body.items).toHaveLength(500);
     });
   });
 

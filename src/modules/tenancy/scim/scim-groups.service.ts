@@ -129,6 +129,9 @@ export class ScimGroupsService {
           await this.setName(token, current, requiredName(op.value), tx);
         } else if (attr === 'externalid') {
           externalId = op.op === 'remove' ? null : optionalText(op.value, 'externalId');
+        } else if (attr === 'id' && op.op === 'replace' && String(op.value).toLowerCase() === current.id) {
+          // Okta renames a group with a path-less replace that repeats the group's own id: nothing to change.
+          continue;
         } else if (attr === 'id' || attr.startsWith('meta')) {
           throw ScimError.badRequest('mutability', `"${op.path}" is read-only.`);
         } else {
