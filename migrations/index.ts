@@ -16,6 +16,7 @@ import { Passkeys1795905961059 } from './1795905961059-Passkeys';
 import { FlashcardReschedulingGameServing1795906293831 } from './1795906293831-FlashcardReschedulingGameServing';
 import { PublicBadgeIndexes1795908662960 } from './1795908662960-PublicBadgeIndexes';
 import { TutorQuotaReservations1795909498469 } from './1795909498469-TutorQuotaReservations';
+import { Scim1795905905308 } from './1795905905308-Scim';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { EmailWebhooks1763754500000 } from './1763754500000-EmailWebhooks';
 import { Duels1763752000000 } from './1763752000000-Duels';
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   FlashcardReschedulingGameServing1795906293831,
   PublicBadgeIndexes1795908662960,
   TutorQuotaReservations1795909498469,
+  Scim1795905905308,
 ];

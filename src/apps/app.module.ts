@@ -47,6 +47,7 @@ import { XapiModule } from '@/modules/integrations/xapi/xapi.module';
 import { OpenBadgesModule } from '@/modules/integrations/open-badges/open-badges.module';
 import { WebhooksModule } from '@/modules/integrations/webhooks/webhooks.module';
 import { PasskeysModule } from '@/modules/identity/passkeys/passkeys.module';
+import { ScimModule } from '@/modules/tenancy/scim/scim.module';
 
 @Module({})
 export class AppModule {
@@ -101,6 +102,7 @@ export class AppModule {
         SocialModule,
         TutorModule,
         PrivacyModule,
+        ScimModule,
       ],
     };
   }

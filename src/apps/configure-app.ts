@@ -15,7 +15,12 @@ import { Realtime } from '@/core/realtime/realtime.service';
 import { requestLogging } from '@/core/logging/request-logging';
 import { installHealthFastPath } from '@/core/http/health-fast-path';
 import { refuseNulCharacters } from '@/core/http/nul-characters';
-import { isOAuthProtocolPath, sendOAuthProtocolError } from '@/core/http/protocol-errors';
+import {
+  isOAuthProtocolPath,
+  isScimProtocolPath,
+  sendOAuthProtocolError,
+  sendScimProtocolError,
+} from '@/core/http/protocol-errors';
 import { rawBodyParser } from '@/core/http/raw-body';
 import { requestIdMiddleware, requestIdOf } from '@/core/http/request-id';
 import { securityHeaders } from '@/core/http/security-headers';
@@ -23,7 +28,9 @@ import { buildOpenApiDocument } from '@/core/http/swagger';
 
 export const API_PREFIX = 'api/v1';
 /** Routes outside the `/api/v1` prefix. */
-const UNPREFIXED = ['health', 'ready', 'version', 'metrics', '.well-known/{*path}'];
+const UNPREFIXED = ['health', 'ready', 'version', 'metrics', '.well-known/{*path}', 'scim/v2', 'scim/v2/{*path}'];
+/** SCIM (RFC 7644) clients send `application/scim+json`; the base path answers errors in SCIM form. */
+const JSON_TYPES = ['application/json', 'application/scim+json'];
 
 export const JSON_BODY_LIMIT = '1mb';
 const OPEN_CORS_PATHS = /^\/(\.well-known\/|api\/v1\/oauth\/(token|register|revoke)$)/;
@@ -40,7 +47,11 @@ export async function prepareApp(app: NestExpressApplication, config: AppConfig)
   await app.init();
   installHealthFastPath(app.getHttpServer());
   // Nest's own 404 handler covers the /api/v1 prefix only; anything else unknown ends here, in the envelope.
-  app.use((req: Request, res: Response) => sendErrorEnvelope(res, 404, 'not_found', 'Not found.', requestIdOf(req)));
+  app.use((req: Request, res: Response) =>
+    isScimProtocolPath(req.path)
+      ? sendScimProtocolError(res, 404, undefined, 'Not found.')
+      : sendErrorEnvelope(res, 404, 'not_found', 'Not found.', requestIdOf(req)),
+  );
 }
 
 function configureApp(app: NestExpressApplication, config: AppConfig): void {
@@ -90,7 +101,7 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   mountQueueDashboard(app, config.redis.url !== null);
   // Signed webhooks need their bytes as sent: read raw first (the JSON parser then skips them).
   app.use(rawBodyParser());
-  app.use(express.json({ limit: JSON_BODY_LIMIT }));
+  app.use(express.json({ limit: JSON_BODY_LIMIT, type: JSON_TYPES }));
   app.use(express.urlencoded({ extended: false, limit: '100kb' }));
   app.use(refuseNulCharacters);
   // Errors before Nest routing (malformed or too large bodies, NUL characters) are answered here: with the envelope,
@@ -101,6 +112,13 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
     if (isOAuthProtocolPath(req.path)) {
       const about = r.details?.map((d) => `${d.field} ${d.message}`).join('; ');
       sendOAuthProtocolError(res, r.status === 413 ? 413 : 400, 'invalid_request', about || r.message);
+      return;
+    }
+    if (isScimProtocolPath(req.path)) {
+      // RFC 7644 has no 422: a refused value before routing (a NUL character) is 400 invalidValue.
+      const status = r.status === 422 ? 400 : r.status;
+      const scimType = r.status === 400 ? 'invalidSyntax' : r.status === 422 ? 'invalidValue' : undefined;
+      sendScimProtocolError(res, status, scimType, r.message, r.headers);
       return;
     }
     sendErrorEnvelope(res, r.status, r.code, r.message, requestIdOf(req), r.details, r.headers);

@@ -264,6 +264,18 @@ export class EnvSettings {
   @Transform(toList)
   @IsUrl(URL_OPTS, { each: true })
   WEBAUTHN_ORIGINS?: string[];
+  /** SCIM 2.0 provisioning (`/scim/v2` and the SCIM token routes); `false` answers 404 `feature_disabled`. */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  SCIM_ENABLED?: boolean;
+
+  /** Requests per minute per SCIM token (extensions-v3 2.5: 1 200); 0 turns the limit off (benchmarks). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  SCIM_TOKEN_PER_MINUTE?: number;
 
   /** `host:port` of the DNS server used for domain verification (default: the system resolver). */
   @IsOptional()
@@ -495,6 +507,7 @@ export interface AppConfig {
     readonly rpName: string;
     readonly origins: readonly string[];
   };
+  readonly scim: { readonly enabled: boolean; readonly tokenPerMinute: number };
   readonly push: {
     /** Web push keys; null: web push is off (404 `push_disabled`). */
     readonly vapid: { readonly publicKey: string; readonly privateKey: string; readonly subject: string } | null;

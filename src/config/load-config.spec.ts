@@ -143,6 +143,17 @@ describe('loadConfig: providers, SSO and storage', () => {
     });
   });
 
+  it('reads SCIM_ENABLED and SCIM_TOKEN_PER_MINUTE (defaults true and 1 200)', () => {
+    expect(loadConfig({ DATA_DIR: '/tmp/cfg-scim' }).scim).toEqual({ enabled: true, tokenPerMinute: 1200 });
+    expect(loadConfig({ DATA_DIR: '/tmp/cfg-scim', SCIM_ENABLED: 'false', SCIM_TOKEN_PER_MINUTE: '0' }).scim).toEqual({
+      enabled: false,
+      tokenPerMinute: 0,
+    });
+    expect(() => loadConfig({ DATA_DIR: '/tmp/cfg-scim', SCIM_TOKEN_PER_MINUTE: '-1' })).toThrow(
+      /SCIM_TOKEN_PER_MINUTE/,
+    );
+  });
+
   it('reads SSO_ENABLED, DNS_RESOLVER and STORAGE_DIR', () => {
     const c = loadConfig({ DATA_DIR: '/tmp/cfg-sso', SSO_ENABLED: 'false', DNS_RESOLVER: '127.0.0.1:5353' });
     expect(c.sso).toEqual({ enabled: false, dnsResolver: '127.0.0.1:5353' });

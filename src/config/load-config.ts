@@ -157,6 +157,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
         ...new Set([new URL(webUrl).origin, ...(settings.WEBAUTHN_ORIGINS ?? []).map((o) => new URL(o).origin)]),
       ],
     },
+    scim: { enabled: settings.SCIM_ENABLED ?? true, tokenPerMinute: settings.SCIM_TOKEN_PER_MINUTE ?? 1200 },
     push: { vapid: vapidSettings(settings), fcm: fcmSettings(settings) },
     emailWebhookSecrets: settings.EMAIL_WEBHOOK_SECRET ?? [],
     ai: {

@@ -17,6 +17,7 @@ import { privacyRoutes } from './privacy.routes';
 import type { ScopedRoute } from './route';
 import { statsRoutes } from './stats.routes';
 import { socialRoutes } from './social.routes';
+import { scimRoutes } from './scim.routes';
 import { ssoRoutes } from './sso.routes';
 import { tutorRoutes } from './tutor.routes';
 
@@ -32,6 +33,7 @@ export const SCOPED_ROUTES: ScopedRoute[] = [
   ...certificateRoutes,
   ...pathRoutes,
   ...ssoRoutes,
+  ...scimRoutes,
   ...announcementRoutes,
   ...examRoutes,
   ...tutorRoutes,

@@ -17,6 +17,8 @@ export interface TokenFormat {
 
 export const PERSONAL_TOKEN: TokenFormat = { prefix: 'svc_live_', checksumCoversPrefix: false };
 export const OAUTH_ACCESS_TOKEN: TokenFormat = { prefix: 'svc_oat_', checksumCoversPrefix: true };
+/** A SCIM token of an organization's identity provider (extensions-v3 2.1). */
+export const SCIM_TOKEN: TokenFormat = { prefix: 'svc_scim_', checksumCoversPrefix: true };
 export const OAUTH_REFRESH_TOKEN: TokenFormat = { prefix: 'svc_ort_', checksumCoversPrefix: true };
 
 const RANDOM = /^[A-Za-z0-9_-]{43}$/;

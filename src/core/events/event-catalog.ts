@@ -134,6 +134,18 @@ export const DOMAIN_EVENTS = {
     description: 'A membership ended (removed, or left)',
     payload: { user_id: 'uuid' },
   }),
+  'member.suspended': event({
+    version: 1,
+    publisher: 'organizations',
+    description: 'A membership was suspended (the directory deactivated the person): it opens nothing until restored',
+    payload: { user_id: 'uuid' },
+  }),
+  'member.reactivated': event({
+    version: 1,
+    publisher: 'organizations',
+    description: 'A suspended membership was restored',
+    payload: { user_id: 'uuid' },
+  }),
   'member.role_changed': event({
     version: 1,
     publisher: 'organizations',

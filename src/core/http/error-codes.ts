@@ -74,6 +74,7 @@ export const ERROR_CODES = {
 
   // Tenancy.
   member_limit_reached: entry(409, 'The plan’s member limit is reached'),
+  scim_token_limit_reached: entry(409, 'The organization already has 5 live SCIM tokens'),
   last_owner: entry(409, 'The change would leave the organization without an owner'),
   already_member: entry(409, 'The person is already a member of the organization'),
   slug_taken: entry(409, 'Another record already uses this slug'),

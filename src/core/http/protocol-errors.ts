@@ -16,3 +16,36 @@ export function sendOAuthProtocolError(res: Response, status: number, error: str
   res.setHeader('Pragma', 'no-cache');
   res.status(status).json({ error, error_description: description });
 }
+
+const SCIM_PROTOCOL_PATH = /^\/scim\/v2(\/|$)/;
+
+/** The SCIM 2.0 base (`/scim/v2`, outside the API prefix), whose errors take the RFC's form. */
+export function isScimProtocolPath(path: string): boolean {
+  return SCIM_PROTOCOL_PATH.test(path);
+}
+
+/**
+ * SCIM (RFC 7644 section 3.12): identity providers read `{schemas, status, scimType?, detail}` in
+ * `application/scim+json`, also for errors raised before routing (a malformed body, an unknown path). The SCIM
+ * area's own exception filter answers the same shape for everything after routing.
+ */
+export function sendScimProtocolError(
+  res: Response,
+  status: number,
+  scimType: string | undefined,
+  detail: string,
+  headers: Record<string, string> = {},
+): void {
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+  res
+    .status(status)
+    .type('application/scim+json')
+    .send(
+      JSON.stringify({
+        schemas: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+        status: String(status),
+        ...(scimType ? { scimType } : {}),
+        detail,
+      }),
+    );
+}

@@ -10,6 +10,11 @@ export const API_TAGS: { name: string; description: string }[] = [
   { name: 'health', description: 'Process and infrastructure probes (no prefix)' },
   { name: 'auth', description: 'Sign-in, cookie session, step-up' },
   { name: 'sso', description: 'Institutional single sign-on: connections, verified domains, sign-in' },
+  {
+    name: 'scim',
+    description:
+      'SCIM 2.0 provisioning (RFC 7643/7644) at /scim/v2 with an organization’s SCIM token, and the tokens themselves',
+  },
   { name: 'users', description: 'Own account, profile, sessions, two-factor, integrations' },
   { name: 'avatars', description: 'Server-generated, customizable avatars' },
   { name: 'organizations', description: 'Organizations, my organizations, plan usage' },
@@ -72,6 +77,43 @@ type Operation = {
   [ext: `x-${string}`]: unknown;
 };
 
+/**
+ * A SCIM protocol operation (RFC 7644): only an organization's SCIM token authenticates it, and its errors are SCIM
+ * error bodies in `application/scim+json`, not the envelope (the standard wins on its own routes).
+ */
+function completeScimOperation(op: Operation): void {
+  op.security = [{ scimToken: [] }];
+  const scimError = {
+    'application/scim+json': {
+      schema: {
+        type: 'object',
+        required: ['schemas', 'status', 'detail'],
+        properties: {
+          schemas: {
+            type: 'array',
+            items: { type: 'string' },
+            example: ['urn:ietf:params:scim:api:messages:2.0:Error'],
+          },
+          status: { type: 'string', example: '400' },
+          scimType: { type: 'string', example: 'invalidFilter' },
+          detail: { type: 'string' },
+        },
+      },
+    },
+  };
+  for (const [status, description] of [
+    [400, 'Invalid request (`invalidSyntax`, `invalidFilter`, `invalidValue`...)'],
+    [401, 'No valid SCIM token (other credentials are refused here); `WWW-Authenticate: Bearer`'],
+    [429, 'Over 1 200 requests a minute for this token (`Retry-After`)'],
+    [500, 'Internal failure'],
+  ] as const) {
+    op.responses[String(status)] ??= { description, content: scimError };
+  }
+  const line =
+    "**Access:** the organization's SCIM token (`svc_scim_...`) only.\n\n**Rate limits:** 1200 per minute per SCIM token.";
+  op.description = [op.description, line].filter(Boolean).join('\n\n');
+}
+
 function addResponse(op: Operation, status: number, description: string): void {
   if (!op.responses[String(status)]) {
     op.responses[String(status)] = { description, content: { 'application/json': { schema: ENVELOPE_REF } } };
@@ -108,6 +150,10 @@ export function completeOperations(doc: OpenAPIObject): OpenAPIObject {
     for (const [method, value] of Object.entries(item)) {
       if (!value || typeof value !== 'object' || !('responses' in value)) continue;
       const op = value as Operation;
+      if (op['x-scim-token']) {
+        completeScimOperation(op);
+        continue;
+      }
       const isPublic = Boolean(op['x-public']);
       const access: string[] = [];
       /** The 403 answers the declaration implies: [code, why]. */
@@ -200,6 +246,15 @@ export function buildOpenApiDocument(app: INestApplication, config: AppConfig, v
         description: 'Personal access token (`svc_live_...`) or OAuth token (`svc_oat_...`)',
       },
       'bearer',
+    )
+    .addBearerAuth(
+      {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'opaque',
+        description: "An organization's SCIM token (`svc_scim_...`), accepted on /scim/v2 only",
+      },
+      'scimToken',
     );
   for (const tag of API_TAGS) builder.addTag(tag.name, tag.description);
   const doc = SwaggerModule.createDocument(app, builder.build(), {

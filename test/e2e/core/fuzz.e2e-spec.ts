@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'socket.io-client';
 import type { Response } from 'supertest';
-import { isOAuthProtocolPath } from '@/core/http/protocol-errors';
+import { isOAuthProtocolPath, isScimProtocolPath } from '@/core/http/protocol-errors';
 import { signIn, type SignedIn, stepUpByEmail } from '../../support/auth';
 import { accessCookie, connected, socketTo } from '../../support/realtime';
 import { adult, createOrganization, personalToken } from '../../support/tenancy';
@@ -62,6 +62,7 @@ describe('Fuzz: junk over every documented operation and every /duels event', ()
     await stepUpByEmail(t, caller);
   };
 
+  let scimToken: string;
   beforeAll(async () => {
     t = await createTestApp({ env: { PLATFORM_ADMIN_EMAILS: 'fuzz-admin@ops.test' } });
     doc = (await t.http().get('/docs-json').expect(200)).body as Doc;
@@ -72,6 +73,13 @@ describe('Fuzz: junk over every documented operation and every /duels event', ()
     otherUser = other.user.id;
     orgB = await createOrganization(t, other, 'Other Organization');
     await stepUpByEmail(t, caller);
+    // The SCIM base answers only its own tokens: junk reaches its handlers with one of orgA's.
+    const scim = await caller.agent
+      .post(`/api/v1/organizations/${orgA}/scim/tokens`)
+      .set('X-Forwarded-For', caller.ip)
+      .send({ description: 'fuzz' })
+      .expect(201);
+    scimToken = scim.body.token as string;
   }, 60_000);
   afterAll(() => t.close());
 
@@ -205,8 +213,21 @@ describe('Fuzz: junk over every documented operation and every /duels event', ()
     return typeof error?.code === 'string' && typeof error.message === 'string' && typeof error.request_id === 'string';
   };
 
+  /** RFC 7644 3.12: the SCIM base answers its own error body, with the statuses the RFC lists (no 422). */
+  const isScimError = (res: Response): boolean => {
+    const body = (typeof res.body === 'object' && res.body ? res.body : JSON.parse(res.text ?? '{}')) as {
+      schemas?: string[];
+    };
+    return body.schemas?.includes('urn:ietf:params:scim:api:messages:2.0:Error') === true && res.status !== 422;
+  };
+
   const judge = (path: string, res: Response): string | null => {
     if (res.status >= 500) return `${res.status} ${JSON.stringify(res.body).slice(0, 300)}`;
+    if (isScimProtocolPath(path)) {
+      return res.status >= 400 && !isScimError(res)
+        ? `${res.status} not a SCIM error: ${String(res.text ?? JSON.stringify(res.body)).slice(0, 300)}`
+        : null;
+    }
     const json = /json/.test(String(res.headers['content-type'] ?? ''));
     if (res.status >= 400 && json && !isOAuthProtocolPath(path) && !isEnvelope(res.body)) {
       return `${res.status} not the envelope: ${JSON.stringify(res.body).slice(0, 300)}`;
@@ -220,6 +241,7 @@ describe('Fuzz: junk over every documented operation and every /duels event', ()
     const bare = { status: 400, headers: { 'content-type': 'application/json' }, body: { error: 'x' } };
     expect(judge('/api/v1/anything', bare as unknown as Response)).toMatch(/not the envelope/);
     expect(judge('/api/v1/oauth/token', bare as unknown as Response)).toBeNull();
+    expect(judge('/scim/v2/Users', bare as unknown as Response)).toMatch(/not a SCIM error/);
   });
 
   const documented = (): { path: string; method: Method; op: Operation }[] =>
@@ -248,7 +270,7 @@ describe('Fuzz: junk over every documented operation and every /duels event', ()
       const [c] = casesOf(path, op);
       const res = await t
         .client(caller.ip)
-        .set('Authorization', `Bearer ${token}`)
+        .set('Authorization', `Bearer ${isScimProtocolPath(path) ? scimToken : token}`)
         [method](c.url)
         .send(c.body as object);
       calls++;
@@ -266,6 +288,7 @@ describe('Fuzz: junk over every documented operation and every /duels event', ()
     for (const { path, method, op } of operations) {
       for (const c of casesOf(path, op)) {
         let req = caller.agent[method](c.url).set('X-Forwarded-For', caller.ip);
+        if (isScimProtocolPath(path)) req = req.set('Authorization', `Bearer ${scimToken}`);
         if (c.raw !== undefined) req = req.set('Content-Type', 'application/json').send(c.raw);
         else if (c.body !== undefined) req = req.send(c.body as object);
         const res = await req.catch((err: Error) => err);

@@ -41,9 +41,17 @@ describe('OpenAPI description', () => {
     }
   });
 
-  it('every error response refers to the shared envelope (OAuth protocol endpoints excepted, as their RFCs require)', () => {
+  it('every error response refers to the shared envelope (OAuth and SCIM protocol endpoints excepted, as their RFCs require)', () => {
     for (const [path, method, op] of operations()) {
       for (const [status, response] of Object.entries(op.responses)) {
+        if (path.startsWith('/scim/v2/')) {
+          // RFC 7644 3.12: SCIM error bodies in application/scim+json.
+          if (/^[45]/.test(status)) {
+            const scim = Boolean(response.content?.['application/scim+json']?.schema);
+            expect({ path, method, status, scim }).toEqual({ path, method, status, scim: true });
+          }
+          continue;
+        }
         if (!/^[45]/.test(status) || path.startsWith('/api/v1/oauth/')) continue;
         const ref = response.content?.['application/json']?.schema?.$ref;
         expect({ path, method, status, ref }).toEqual({

@@ -98,6 +98,8 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
         (SELECT count(*)::int FROM courses WHERE created_by = $1) AS courses_created,
         (SELECT count(*)::int FROM learning_paths WHERE created_by = $1) AS paths_created,
         (SELECT count(*)::int FROM sso_connections WHERE created_by = $1) AS sso_connections_created,
+        (SELECT count(*)::int FROM scim_tokens WHERE created_by = $1) AS scim_tokens_created,
+        (SELECT count(*)::int FROM scim_members WHERE user_id = $1) AS scim_members,
         (SELECT count(*)::int FROM announcements WHERE created_by = $1) AS announcements_written,
         (SELECT count(*)::int FROM announcement_dismissals WHERE user_id = $1) AS announcement_dismissals,
         (SELECT count(*)::int FROM webhook_endpoints WHERE created_by = $1) AS webhook_endpoints_created,
@@ -377,6 +379,17 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
       `INSERT INTO sso_connections (organization_id, name, issuer, client_id, client_secret_encrypted, created_by)
        VALUES ($1, $2, 'https://idp.example.test', 'client', $3, $4)`,
       [org, `SSO by ${name}`, `sso-secret-encrypted-${id}`, id],
+    );
+    // A SCIM token they created as an admin, and what the organization's directory says about them (issue 27).
+    await t.db.query(
+      `INSERT INTO scim_tokens (organization_id, description, default_role, token_hash, created_by)
+       VALUES ($1, $2, 'student', $3, $4)`,
+      [org, `SCIM by ${name}`, `scim-hash-${id}`, id],
+    );
+    await t.db.query(
+      `INSERT INTO scim_members (organization_id, user_id, user_name, external_id, given_name, directory, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, '{"department": "Registry"}', now(), now())`,
+      [org, id, s.email.toLowerCase(), `ext-${id}`, name],
     );
     const [imp] = await t.db.query(
       `INSERT INTO member_imports (organization_id, created_by, status, total) VALUES ($1, $2, 'completed', 1) RETURNING id`,
@@ -765,6 +778,7 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
            UNION ALL SELECT code_verifier_encrypted FROM sign_in_states WHERE created_by = $1
            UNION ALL SELECT nonce FROM sign_in_states WHERE created_by = $1
            UNION ALL SELECT client_secret_encrypted FROM sso_connections WHERE created_by = $1
+           UNION ALL SELECT token_hash FROM scim_tokens WHERE created_by = $1
            UNION ALL SELECT two_factor_secret FROM users WHERE id = $1
            UNION ALL SELECT credential_id FROM passkeys WHERE user_id = $1
            UNION ALL SELECT encode(public_key, 'escape') FROM passkeys WHERE user_id = $1

@@ -597,6 +597,16 @@ describe('outbound webhooks (extensions-v2 25.3)', () => {
         await t.mail.waitForTo(admin.email, { after: before, subject: /Webhook/ });
         // A second run tells nobody again (other schedules may email about other things as the clock moves).
         const webhookMails = (): number => t.mail.messages.filter((m) => /Webhook/.test(m.subject)).length;
+        // Every email of the first run delivered (not only the two awaited above) before counting.
+        await waitUntil(
+          async () =>
+            (
+              await t.db.query(
+                `SELECT 1 FROM jobs WHERE name = 'mail.send' AND status IN ('pending', 'running') LIMIT 1`,
+              )
+            ).length === 0,
+          { what: 'the first run’s emails' },
+        );
         const sent = webhookMails();
         await runSchedule();
         expect(webhookMails()).toBe(sent);

@@ -106,6 +106,8 @@ describe('Members: list, role changes, removal, colleague profiles', () => {
         minor: false,
         cohort_ids: [group, otherGroup].sort(),
         joined_at: expect.any(String),
+        // Never provisioned by a SCIM directory (test/scim.e2e-spec.ts shows a provisioned one).
+        directory: null,
       });
       expect(ids(await list(o.owner).expect(200))).toHaveLength(6);
     });
@@ -208,6 +210,7 @@ describe('Members: list, role changes, removal, colleague profiles', () => {
         minor: false,
         cohort_ids: [],
         joined_at: expect.any(String),
+        directory: null,
       });
       expect(await roleOf(o.id, s.user.id)).toBe('teacher');
       // The new role applies at once (the membership cache is invalidated).

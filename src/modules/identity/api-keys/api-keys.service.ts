@@ -126,6 +126,8 @@ export class ApiKeysService {
     if (!row || row.revoked_at || row.expires_at.getTime() <= now.getTime()) return null;
     const user = await this.users.findById(row.user_id);
     if (!user) return null;
+    // A suspended membership (the directory deactivated the person) refuses the token from the next request.
+    if (!(await this.orgs.membership(row.organization_id, row.user_id))) return null;
     this.recordUse(row.id, now);
     return bearerCredential(
       'personal_token',

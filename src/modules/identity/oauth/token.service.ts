@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { AuditService } from '@/core/audit/audit.service';
 import { bearerCredential, type Credential } from '@/core/auth/credential';
+import { TenancyResolver } from '@/core/auth/tenancy';
 import { formatToken, hasValidChecksum, OAUTH_ACCESS_TOKEN, OAUTH_REFRESH_TOKEN } from '@/core/auth/token-format';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
@@ -41,6 +42,7 @@ export class TokenService implements ConnectedApplications {
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
     private readonly audit: AuditService,
+    @Inject(TenancyResolver) private readonly tenancy: TenancyResolver,
   ) {}
 
   async token(body: unknown): Promise<TokenResponse> {
@@ -213,6 +215,8 @@ export class TokenService implements ConnectedApplications {
     if (row.resource !== this.server.resource) return null;
     const user = await this.users.findById(row.user_id);
     if (!user) return null;
+    // A suspended membership (the directory deactivated the person) refuses the token from the next request.
+    if (!(await this.tenancy.membership(row.organization_id, row.user_id))) return null;
     return bearerCredential(
       'oauth_token',
       { id: row.id, userId: row.user_id, organizationId: row.organization_id, access: row.access },

@@ -12,6 +12,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'member.joined',
   'member.left',
   'member.role_changed',
+  'member.suspended',
+  'member.reactivated',
   'webhook.test',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -29,6 +31,8 @@ export const SOURCE_EVENTS = [
   'member.joined',
   'member.left',
   'member.role_changed',
+  'member.suspended',
+  'member.reactivated',
 ] as const satisfies readonly EventName[];
 export type SourceEvent = (typeof SOURCE_EVENTS)[number];
 
@@ -133,6 +137,11 @@ export function webhookOf(event: DomainEvent<SourceEvent>): { type: WebhookEvent
     case 'member.left': {
       const p = (e as DomainEvent<'member.left'>).payload;
       return { type: 'member.left', data: { user_id: p.user_id } };
+    }
+    case 'member.suspended':
+    case 'member.reactivated': {
+      const p = (e as DomainEvent<'member.suspended'>).payload;
+      return { type: e.name, data: { user_id: p.user_id } };
     }
     case 'member.role_changed': {
       const p = (e as DomainEvent<'member.role_changed'>).payload;

@@ -262,6 +262,17 @@ export class CohortsRepository {
     return rows[0]?.role ?? null;
   }
 
+  /** Removes these people from the cohort in one statement; returns those who were in it. */
+  async removeMembers(organizationId: string, cohortId: string, userIds: readonly string[], tx: Tx): Promise<string[]> {
+    if (userIds.length === 0) return [];
+    const [rows] = await tx.manager.query<[{ user_id: string }[], number]>(
+      `DELETE FROM cohort_members WHERE cohort_id = $2 AND organization_id = $1 AND user_id = ANY($3::uuid[])
+       RETURNING user_id`,
+      [organizationId, cohortId, userIds],
+    );
+    return rows.map((r) => r.user_id);
+  }
+
   async cohortIdsOfMember(organizationId: string, userId: string, role?: CohortRole, tx?: Tx): Promise<string[]> {
     const rows = await db(this.dataSource, tx).query<{ cohort_id: string }[]>(
       `SELECT cohort_id FROM cohort_members WHERE organization_id = $1 AND user_id = $2 AND ($3::text IS NULL OR role = $3)`,

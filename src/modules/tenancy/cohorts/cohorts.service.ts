@@ -92,6 +92,36 @@ export class CohortsService {
     return this.cohorts.studentIdsTaughtBy(organizationId, teacherId);
   }
 
+  // The directory's (SCIM) operations: in the caller's transaction, audited by the caller (actor: its token).
+
+  /** A new cohort named by the directory (no institute, no dates). */
+  createForDirectory(organizationId: string, name: string, tx: Tx): Promise<CohortRow> {
+    return this.cohorts.insert(
+      organizationId,
+      { name, institute_id: null, starts_on: null, ends_on: null },
+      this.clock.now(),
+      tx,
+    );
+  }
+
+  /** Renames the cohort (locked for the rest of the transaction); null when it is not in the organization. */
+  async renameForDirectory(organizationId: string, cohortId: string, name: string, tx: Tx): Promise<CohortRow | null> {
+    const current = await this.cohorts.findForUpdate(organizationId, cohortId, tx);
+    if (!current) return null;
+    if (current.name === name) return current;
+    return this.cohorts.update(organizationId, cohortId, { ...current, name }, this.clock.now(), tx);
+  }
+
+  /** The cohort's DELETE rule (its places go with it); false when it is not in the organization. */
+  async deleteForDirectory(organizationId: string, cohortId: string, tx: Tx): Promise<boolean> {
+    return (await this.cohorts.delete(organizationId, cohortId, tx)) !== null;
+  }
+
+  /** Removes these people from the cohort; returns those who were in it. */
+  removeMembers(organizationId: string, cohortId: string, userIds: readonly string[], tx: Tx): Promise<string[]> {
+    return this.cohorts.removeMembers(organizationId, cohortId, userIds, tx);
+  }
+
   // The cohorts API.
 
   /** Owner/admin see every cohort; a teacher only those they teach (the route refuses students). */

@@ -12,6 +12,8 @@ export interface MemberRow {
   minor: boolean;
   cohort_ids: string[];
   joined_at: Date;
+  /** What the organization's SCIM directory says (extensions-v3 2.3), null when it never provisioned the person. */
+  directory: Record<string, string> | null;
 }
 
 export interface MemberFilter {
@@ -27,7 +29,10 @@ export interface MemberFilter {
 
 const SELECT = `SELECT m.user_id, u.name, u.email, m.role, m.joined_at, u.age_bracket = 'under_18' AS minor,
     ARRAY(SELECT cm.cohort_id::text FROM cohort_members cm
-          WHERE cm.organization_id = m.organization_id AND cm.user_id = m.user_id ORDER BY cm.cohort_id) AS cohort_ids
+          WHERE cm.organization_id = m.organization_id AND cm.user_id = m.user_id ORDER BY cm.cohort_id) AS cohort_ids,
+    (SELECT jsonb_strip_nulls(jsonb_build_object('user_name', s.user_name, 'external_id', s.external_id,
+       'given_name', s.given_name, 'family_name', s.family_name, 'display_name', s.display_name) || s.directory)
+     FROM scim_members s WHERE s.organization_id = m.organization_id AND s.user_id = m.user_id) AS directory
   FROM memberships m JOIN users u ON u.id = m.user_id`;
 
 /**

@@ -53,7 +53,12 @@ export class MembersService {
       limit: query.limit,
       offset: query.offset,
     });
-    return toPage(rows.map(toDto), total, query);
+    const directory = isAdmin(caller.role);
+    return toPage(
+      rows.map((row) => toDto(row, directory)),
+      total,
+      query,
+    );
   }
 
   /** 404 unknown member, 403 not permitted (see `mayChangeRole`), 409 `last_owner`. Audited with `{from, to}`. */
@@ -68,7 +73,7 @@ export class MembersService {
       if (!mayChangeRole(actor.role, target.role, role)) {
         throw ApiError.forbidden('Only an owner grants or removes the roles owner and admin.');
       }
-      if (target.role === role) return toDto(target);
+      if (target.role === role) return toDto(target, true);
       if (leavesNoOwner(target.role, role, await this.orgs.countByRole(organizationId, 'owner', tx)))
         throw LAST_OWNER();
       await this.orgs.setRole(organizationId, userId, role, caller.userId, tx);
@@ -84,7 +89,7 @@ export class MembersService {
         },
         tx,
       );
-      return toDto({ ...target, role });
+      return toDto({ ...target, role }, true);
     });
   }
 
@@ -155,7 +160,8 @@ export class MembersService {
   }
 }
 
-function toDto(row: MemberRow): MemberDto {
+/** `directory` (the SCIM directory's attributes) is shown to owners and admins only. */
+function toDto(row: MemberRow, showDirectory: boolean): MemberDto {
   return {
     user_id: row.user_id,
     name: row.name,
@@ -164,5 +170,6 @@ function toDto(row: MemberRow): MemberDto {
     minor: row.minor === true,
     cohort_ids: row.cohort_ids,
     joined_at: row.joined_at.toISOString(),
+    directory: showDirectory ? row.directory : null,
   };
 }

@@ -62,7 +62,9 @@ export class OrganizationsRepository {
   membership(organizationId: string, userId: string): Promise<Membership | null> {
     return this.membershipCache.getOrLoad(`${organizationId}:${userId}`, async () => {
       const rows = await this.dataSource.query<MembershipRow[]>(
-        `SELECT organization_id, user_id, role FROM memberships WHERE organization_id = $1 AND user_id = $2`,
+        // A suspended membership (SCIM `active: false`) opens nothing: the guard, sessions and tokens see none.
+        `SELECT organization_id, user_id, role FROM memberships
+         WHERE organization_id = $1 AND user_id = $2 AND suspended_at IS NULL`,
         [organizationId, userId],
       );
       const row = rows[0];
@@ -82,7 +84,7 @@ export class OrganizationsRepository {
     return this.dataSource.query<MembershipRow[]>(
       `SELECT m.organization_id, m.user_id, m.role, m.joined_at FROM memberships m
        JOIN organizations o ON o.id = m.organization_id AND o.status = 'active'
-       WHERE m.user_id = $1 ORDER BY m.joined_at`,
+       WHERE m.user_id = $1 AND m.suspended_at IS NULL ORDER BY m.joined_at`,
       [userId],
     );
   }
@@ -180,6 +182,20 @@ export class OrganizationsRepository {
     );
     await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
     return count === 1;
+  }
+
+  /**
+   * Suspends (a time) or restores (null) a membership; returns whether it changed. Every instance drops its cached
+   * copy in the same transaction's wake, so the person's next request already finds no membership.
+   */
+  async setSuspended(organizationId: string, userId: string, at: Date | null, tx: Tx): Promise<boolean> {
+    const [rows] = await db(this.dataSource, tx).query<[unknown[], number]>(
+      `UPDATE memberships SET suspended_at = $3 WHERE organization_id = $1 AND user_id = $2
+         AND (suspended_at IS NULL) = ($3::timestamptz IS NOT NULL) RETURNING user_id`,
+      [organizationId, userId, at],
+    );
+    await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
+    return rows.length > 0;
   }
 
   /** Locks the organization's memberships row set for a role change (no two changes can remove the last owner). */

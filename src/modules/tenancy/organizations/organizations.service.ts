@@ -509,6 +509,29 @@ export class OrganizationsService extends TenancyResolver {
     return removed;
   }
 
+  /**
+   * Suspends or restores a membership (the directory's `active`); `member.suspended` / `member.reactivated` when it
+   * changed. A suspended member keeps the membership, but it opens nothing until restored.
+   */
+  async setMemberSuspended(
+    organizationId: string,
+    userId: string,
+    suspended: boolean,
+    actorId: string | null,
+    tx: Tx,
+  ): Promise<boolean> {
+    const changed = await this.orgs.setSuspended(organizationId, userId, suspended ? this.clock.now() : null, tx);
+    if (changed) {
+      await this.events.publish(
+        tx,
+        suspended ? 'member.suspended' : 'member.reactivated',
+        { user_id: userId },
+        { organizationId, actorId },
+      );
+    }
+    return changed;
+  }
+
   /** Of these people, those who are members of the organization (one query, in the transaction when given). */
   membersAmong(organizationId: string, userIds: readonly string[], tx?: Tx): Promise<Set<string>> {
     return this.orgs.membersAmong(organizationId, userIds, tx);

@@ -6,6 +6,20 @@ import { PageQueryDto } from '@/core/http/pagination';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 
+/** What the organization's SCIM directory says about the member (extensions-v3 2.3); absent fields are omitted. */
+export class MemberDirectoryDto {
+  @ApiPropertyOptional({ description: 'The directory’s userName' }) user_name?: string;
+  @ApiPropertyOptional() external_id?: string;
+  @ApiPropertyOptional() given_name?: string;
+  @ApiPropertyOptional() family_name?: string;
+  @ApiPropertyOptional() display_name?: string;
+  @ApiPropertyOptional() employeeNumber?: string;
+  @ApiPropertyOptional() department?: string;
+  @ApiPropertyOptional() organization?: string;
+  @ApiPropertyOptional() division?: string;
+  @ApiPropertyOptional() costCenter?: string;
+}
+
 export class MemberDto {
   @ApiProperty({ format: 'uuid' }) user_id!: string;
   @ApiProperty({ type: String, nullable: true }) name!: string | null;
@@ -19,6 +33,14 @@ export class MemberDto {
   @ApiProperty({ type: [String], format: 'uuid', description: "The person's cohorts in this organization" })
   cohort_ids!: string[];
   @ApiProperty({ format: 'date-time' }) joined_at!: string;
+  @ApiProperty({
+    type: MemberDirectoryDto,
+    nullable: true,
+    description:
+      "The organization's SCIM directory attributes; shown to owners and admins (else null), null when the directory " +
+      'never provisioned the person',
+  })
+  directory!: MemberDirectoryDto | null;
 }
 
 export class MemberListQueryDto extends PageQueryDto {
