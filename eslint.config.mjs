@@ -12,9 +12,27 @@ import tseslint from 'typescript-eslint';
  * another area to provide). Repositories, entities and every other file stay internal. The few helper files
  * that are public by decision are named here, each with its reason in docs/DECISIONS.md.
  */
+// Contexts group areas (DESIGN "Contexts"): `src/modules/<context>/<area>/` is an area like `src/modules/<area>/`.
+const CONTEXTS = [
+  'identity',
+  'tenancy',
+  'learning',
+  'practice',
+  'community',
+  'insight',
+  'assistant',
+  'integrations',
+  'platform',
+];
 const AREAS = readdirSync(new URL('./src/modules/', import.meta.url), { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
-  .map((entry) => entry.name);
+  .flatMap((entry) =>
+    CONTEXTS.includes(entry.name)
+      ? readdirSync(new URL(`./src/modules/${entry.name}/`, import.meta.url), { withFileTypes: true })
+          .filter((sub) => sub.isDirectory())
+          .map((sub) => `${entry.name}/${sub.name}`)
+      : [entry.name],
+  );
 const PUBLIC_HELPERS = [
   // The catalog's visibility and full-text rules as SQL fragments, so search and authoring never disagree with it.
   'courses/catalog-sql',
@@ -31,7 +49,7 @@ function internalsOfOtherAreas(area) {
   const notOwn = area ? `(?!${area}/)` : '';
   const notPublicHelper = `(?!(?:${PUBLIC_HELPERS.join('|')})$)`;
   return {
-    regex: `^@/modules/${notOwn}${notPublicHelper}[^/]+/(?!dto/)(?!${PUBLIC_FILE}$)`,
+    regex: `^@/modules/${notOwn}${notPublicHelper}(?:(?:${CONTEXTS.join('|')})/[^/]+|(?!(?:${CONTEXTS.join('|')})/)[^/]+)/(?!dto/)(?!${PUBLIC_FILE}$)`,
     message:
       "Another area's internals: import its *.module, a top-level *.service, dto/, *.types or *.port instead " +
       '(add a method to its service, or a port, if you need more). See docs/DECISIONS.md, boundaries.',

@@ -31,6 +31,7 @@ import { OAuthTokenTenancy1763742000000 } from './1763742000000-OAuthTokenTenanc
 import { Social1763755000000 } from './1763755000000-Social';
 import { SearchVectors1763741700000 } from './1763741700000-SearchVectors';
 import { Tenancy1763741000000 } from './1763741000000-Tenancy';
+import { Lti1795905889664 } from './1795905889664-Lti';
 
 export const MIGRATIONS = [
   Foundation1763740800000,
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   CohortDeadlines1763759100000,
   CertificateCounts1763760000000,
   OutboxFillfactor1763763000000,
+  Lti1795905889664,
 ];

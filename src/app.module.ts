@@ -46,6 +46,8 @@ import { DeadlinesModule } from '@/modules/deadlines/deadlines.module';
 import { XapiModule } from '@/modules/xapi/xapi.module';
 import { OpenBadgesModule } from '@/modules/open-badges/open-badges.module';
 import { WebhooksModule } from '@/modules/webhooks/webhooks.module';
+import { LtiModule } from '@/modules/integrations/lti/lti.module';
+import { LtiServicesModule } from '@/modules/integrations/lti/lti-services.module';
 
 @Module({})
 export class AppModule {
@@ -93,6 +95,8 @@ export class AppModule {
         PublicModule,
         TelemetryModule,
         WebhooksModule,
+        LtiModule,
+        LtiServicesModule,
         OpenBadgesModule,
         DeadlinesModule,
         XapiModule,

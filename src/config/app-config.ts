@@ -204,6 +204,12 @@ export class EnvSettings {
   @IsBoolean()
   SSO_ENABLED?: boolean;
 
+  /** LTI 1.3 platform routes are on; false answers 404 `feature_disabled` on them (extensions-v3 7). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  LTI_ENABLED?: boolean;
+
   /** `host:port` of the DNS server used for domain verification (default: the system resolver). */
   @IsOptional()
   @Transform(emptyToUndefined)
@@ -393,6 +399,7 @@ export interface AppConfig {
     } | null;
   };
   readonly sso: { readonly enabled: boolean; readonly dnsResolver: string | null };
+  readonly lti: { readonly enabled: boolean };
   readonly push: {
     /** Web push keys; null: web push is off (404 `push_disabled`). */
     readonly vapid: { readonly publicKey: string; readonly privateKey: string; readonly subject: string } | null;

@@ -139,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
           : null,
     },
     sso: { enabled: settings.SSO_ENABLED ?? true, dnsResolver: settings.DNS_RESOLVER ?? null },
+    lti: { enabled: settings.LTI_ENABLED ?? true },
     push: { vapid: vapidSettings(settings), fcm: fcmSettings(settings) },
     emailWebhookSecrets: settings.EMAIL_WEBHOOK_SECRET ?? [],
     ai: {

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { CoursesModule } from '@/modules/courses/courses.module';
+import { LtiModule } from '@/modules/integrations/lti/lti.module';
 import { ProgressModule } from '@/modules/progress/progress.module';
 import { EditorController } from './editor.controller';
 import { AuthoredCoursesPersonalData } from './editor.personal-data';
@@ -9,7 +10,7 @@ import { SeoController } from './seo/seo.controller';
 import { SeoService } from './seo/seo.service';
 
 @Module({
-  imports: [CoursesModule, ProgressModule],
+  imports: [CoursesModule, ProgressModule, LtiModule],
   controllers: [EditorController, SeoController],
   providers: [EditorRepository, EditorService, SeoService, AuthoredCoursesPersonalData],
   exports: [EditorService],

@@ -1,0 +1,441 @@
+import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { signIn, type SignedIn, stepUpByEmail } from './support/auth';
+import { CookieJar, type LtiTool, parseFormPost, startLtiTool } from './support/lti-tool';
+import { addMember, adult, createOrganization } from './support/tenancy';
+import { createTestApp, type TestApp } from './support/test-app';
+
+const AGS = 'https://purl.imsglobal.org/spec/lti-ags/scope/';
+const ALL_SCOPES = [
+  `${AGS}lineitem`,
+  `${AGS}lineitem.readonly`,
+  `${AGS}result.readonly`,
+  `${AGS}score`,
+  'https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly',
+];
+const CLAIM = 'https://purl.imsglobal.org/spec/lti/claim/';
+
+describe('LTI 1.3 platform', () => {
+  let t: TestApp;
+  let tool: LtiTool;
+  let admin: SignedIn;
+  let owner: SignedIn;
+  let learner: SignedIn;
+  let orgA: string;
+  let toolId: string;
+  let clientId: string;
+  let courseId: string;
+  let lessonId: string;
+
+  /** A browser: the platform's cookies live in `who.agent`, the tool's in a jar of its own. */
+  async function launch(
+    who: SignedIn,
+    path = `/api/v1/organizations/${orgA}/courses/${courseId}/lessons/${lessonId}/lti/launch`,
+  ): Promise<{ status: number; body: Record<string, unknown>; idToken: string; authorizeHtml: string }> {
+    const jar = new CookieJar();
+    const start = await who.agent.get(path);
+    expect(start.status).toBe(302);
+    const login = await fetch(start.headers.location, { redirect: 'manual' });
+    jar.store(login.headers);
+    expect(login.status).toBe(302);
+    const authorize = new URL(login.headers.get('location') as string);
+    expect(`${authorize.origin}${authorize.pathname}`).toBe(`${t.baseUrl}/api/v1/lti/authorize`);
+    const page = await who.agent.get(`${authorize.pathname}${authorize.search}`);
+    expect(page.status).toBe(200);
+    const form = parseFormPost(page.text);
+    const post = await fetch(form.action, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: jar.header() },
+      body: new URLSearchParams(form.fields),
+    });
+    jar.store(post.headers);
+    let res = post;
+    while (res.status === 302) {
+      res = await fetch(new URL(res.headers.get('location') as string, tool.url), {
+        redirect: 'manual',
+        headers: { cookie: jar.header() },
+      });
+      jar.store(res.headers);
+    }
+    const text = await res.text();
+    let body: Record<string, unknown>;
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      body = { text };
+    }
+    return { status: res.status, body, idToken: form.fields.id_token ?? '', authorizeHtml: page.text };
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ env: { PLATFORM_ADMIN_EMAILS: 'lti-admin@platform.test' } });
+    tool = await startLtiTool(t.dbName);
+    admin = await signIn(t, 'lti-admin@platform.test');
+    await stepUpByEmail(t, admin);
+    owner = await adult(t);
+    orgA = await createOrganization(t, owner, 'LTI Org A');
+    learner = await adult(t);
+    await addMember(t, orgA, learner.user.id, 'student');
+
+    const created = await admin.agent
+      .post('/api/v1/admin/lti/tools')
+      .send({
+        name: 'Lab simulator',
+        initiate_login_url: `${tool.url}/login`,
+        redirect_uris: [`${tool.url}/`],
+        target_link_uri: `${tool.url}/`,
+        deep_linking_url: `${tool.url}/`,
+        jwks_url: `${tool.url}/keys`,
+        scopes: ALL_SCOPES,
+        custom: { who: '$User.id', ctx: '$Context.id', name: '$Person.name.full', other: '$Unknown.var' },
+      })
+      .expect(201);
+    toolId = created.body.id;
+    clientId = created.body.client_id;
+    await tool.provider.registerPlatform({
+      url: created.body.platform.issuer,
+      name: 'Learning Platform',
+      clientId,
+      authenticationEndpoint: created.body.platform.authorization_endpoint,
+      accesstokenEndpoint: created.body.platform.token_endpoint,
+      authConfig: { method: 'JWK_SET', key: created.body.platform.jwks_uri },
+    });
+
+    const course = await admin.agent
+      .post('/api/v1/editor/courses')
+      .send({ title: `LTI course ${t.suffix}`, language: 'en', level: 'beginner' })
+      .expect(201);
+    courseId = course.body.id;
+    const lesson = await admin.agent
+      .post(`/api/v1/editor/courses/${courseId}/lessons`)
+      .send({
+        title: 'Simulated lab',
+        lti: { tool_id: toolId, custom: { lab: 'ohm' }, line_item: { score_maximum: 10 } },
+      })
+      .expect(201);
+    lessonId = lesson.body.id;
+    await admin.agent.post(`/api/v1/editor/courses/${courseId}/publish`).expect(200);
+    await learner.agent.post(`/api/v1/organizations/${orgA}/courses/${courseId}/enroll`).expect((r) => {
+      if (r.status !== 200 && r.status !== 201) throw new Error(`enroll ${r.status}`);
+    });
+  });
+
+  afterAll(async () => {
+    await tool?.close();
+    await t?.close();
+  });
+
+  describe('platform keys', () => {
+    it('publishes an RS256 JWKS with kid and Cache-Control max-age=300, the private key sealed at rest', async () => {
+      const res = await t.client().get('/api/v1/lti/jwks').expect(200);
+      expect(res.headers['cache-control']).toContain('max-age=300');
+      expect(res.body.keys.length).toBeGreaterThanOrEqual(1);
+      const [key] = res.body.keys;
+      expect(key).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', e: 'AQAB' });
+      expect(typeof key.kid).toBe('string');
+      expect(Buffer.from(key.n, 'base64url').length).toBe(256);
+      expect(key.d).toBeUndefined();
+      const [row] = await t.db.query(`SELECT private_key_sealed FROM lti_platform_keys WHERE kid = $1`, [key.kid]);
+      expect(row.private_key_sealed).toMatch(/^v1\./);
+      expect(row.private_key_sealed).not.toContain('PRIVATE KEY');
+    });
+  });
+
+  describe('tools', () => {
+    it('answers the tool with its platform block to copy', async () => {
+      const res = await admin.agent.get(`/api/v1/admin/lti/tools/${toolId}`).expect(200);
+      expect(res.body).toMatchObject({
+        id: toolId,
+        name: 'Lab simulator',
+        enabled: true,
+        registered_by: 'manual',
+        created_by: { user_id: admin.user.id },
+        platform: {
+          issuer: t.baseUrl,
+          client_id: clientId,
+          authorization_endpoint: `${t.baseUrl}/api/v1/lti/authorize`,
+          token_endpoint: `${t.baseUrl}/api/v1/lti/token`,
+          jwks_uri: `${t.baseUrl}/api/v1/lti/jwks`,
+        },
+      });
+      const [audit] = await t.db.query(
+        `SELECT actor_id FROM audit_log WHERE action = 'lti_tool.created' AND target_id = $1`,
+        [toolId],
+      );
+      expect(audit.actor_id).toBe(admin.user.id);
+    });
+
+    it('refuses private addresses, both key sources and bad custom keys (422)', async () => {
+      const res = await admin.agent
+        .post('/api/v1/admin/lti/tools')
+        .send({
+          name: 'Bad',
+          initiate_login_url: 'https://10.0.0.1/login',
+          redirect_uris: ['http://example.com/'],
+          target_link_uri: `${tool.url}/`,
+          jwks_url: `${tool.url}/keys`,
+          public_jwk: { kty: 'RSA', n: 'x', e: 'AQAB' },
+          custom: { 'Bad-Key': 'x' },
+        })
+        .expect(422);
+      const fields = res.body.error.details.map((d: { field: string }) => d.field).sort();
+      expect(fields).toEqual(['custom.Bad-Key', 'initiate_login_url', 'jwks_url', 'redirect_uris[0]']);
+    });
+
+    it('editors get id, name and enabled only; others 403', async () => {
+      const list = await admin.agent.get('/api/v1/admin/lti/tools').expect(200);
+      expect(list.body.items.find((i: { id: string }) => i.id === toolId).client_id).toBe(clientId);
+      await owner.agent.get('/api/v1/admin/lti/tools').expect(403);
+      await owner.agent.get(`/api/v1/admin/lti/tools/${toolId}`).expect(403);
+    });
+  });
+
+  describe('lessons and deployments', () => {
+    it('the editor reads the lesson’s lti; the learner reads tool_name, launch_url and available', async () => {
+      const ed = await admin.agent.get(`/api/v1/editor/courses/${courseId}`).expect(200);
+      expect(ed.body.lessons[0].lti).toEqual({
+        tool_id: toolId,
+        url: null,
+        custom: { lab: 'ohm' },
+        line_item: { score_maximum: 10 },
+      });
+      const res = await learner.agent
+        .get(`/api/v1/organizations/${orgA}/courses/${courseId}/lessons/${lessonId}`)
+        .expect(200);
+      expect(res.body.lti).toEqual({
+        tool_name: 'Lab simulator',
+        launch_url: `${t.baseUrl}/api/v1/organizations/${orgA}/courses/${courseId}/lessons/${lessonId}/lti/launch`,
+        available: true,
+      });
+    });
+
+    it('422 for an unknown tool on a lesson', async () => {
+      await admin.agent
+        .post(`/api/v1/editor/courses/${courseId}/lessons`)
+        .send({ title: 'x', lti: { tool_id: '00000000-0000-4000-8000-000000000000' } })
+        .expect(422);
+    });
+
+    it('lists the organization’s deployment (enabled, names and emails withheld) to owners only', async () => {
+      const res = await owner.agent.get(`/api/v1/organizations/${orgA}/lti/deployments`).expect(200);
+      expect(res.body.items).toEqual([
+        {
+          tool_id: toolId,
+          tool_name: 'Lab simulator',
+          deployment_id: expect.any(String),
+          enabled: true,
+          privacy: { send_name: false, send_email: false },
+          courses: [{ course_id: courseId, title: `LTI course ${t.suffix}` }],
+          updated_at: expect.any(String),
+        },
+      ]);
+      await learner.agent.get(`/api/v1/organizations/${orgA}/lti/deployments`).expect(403);
+      await admin.agent.get(`/api/v1/organizations/${orgA}/lti/deployments`).expect(404);
+    });
+  });
+
+  describe('launch', () => {
+    it('ltijs accepts the launch: signature by our JWKS, nonce, audience, deployment, claims', async () => {
+      const before = tool.launches.length;
+      const res = await launch(learner);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ launched: true, sub: learner.user.id });
+      expect(tool.launches.length).toBe(before + 1);
+      const header = decodeProtectedHeader(res.idToken);
+      expect(header).toMatchObject({ alg: 'RS256', kid: expect.any(String) });
+      const claims = decodeJwt(res.idToken);
+      expect(claims).toMatchObject({ iss: t.baseUrl, aud: clientId, azp: clientId, sub: learner.user.id });
+      expect((claims.exp as number) - (claims.iat as number)).toBe(300);
+      expect(claims[`${CLAIM}message_type`]).toBe('LtiResourceLinkRequest');
+      expect(claims[`${CLAIM}version`]).toBe('1.3.0');
+      expect(claims[`${CLAIM}roles`]).toEqual(['http://purl.imsglobal.org/vocab/lis/v2/membership#Learner']);
+      expect(claims[`${CLAIM}resource_link`]).toEqual({ id: lessonId, title: 'Simulated lab' });
+      const context = claims[`${CLAIM}context`] as { id: string };
+      expect(claims[`${CLAIM}custom`]).toEqual({
+        lab: 'ohm',
+        who: learner.user.id,
+        ctx: context.id,
+        name: '$Person.name.full',
+        other: '$Unknown.var',
+      });
+      expect(claims.name).toBeUndefined();
+      expect(claims.email).toBeUndefined();
+      const ags = claims['https://purl.imsglobal.org/spec/lti-ags/claim/endpoint'] as Record<string, unknown>;
+      expect(ags.lineitems).toBe(`${t.baseUrl}/api/v1/lti/contexts/${context.id}/lineitems`);
+      expect(ags.lineitem).toMatch(new RegExp(`^${t.baseUrl}/api/v1/lti/contexts/${context.id}/lineitems/`));
+      const nrps = claims['https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice'] as Record<string, unknown>;
+      expect(nrps).toEqual({
+        context_memberships_url: `${t.baseUrl}/api/v1/lti/contexts/${context.id}/memberships`,
+        service_versions: ['2.0'],
+      });
+      const [launchRow] = await t.db.query(
+        `SELECT tool_id, organization_id, lesson_id, message_type FROM lti_launches WHERE user_id = $1 ORDER BY at DESC LIMIT 1`,
+        [learner.user.id],
+      );
+      expect(launchRow).toEqual({
+        tool_id: toolId,
+        organization_id: orgA,
+        lesson_id: lessonId,
+        message_type: 'LtiResourceLinkRequest',
+      });
+    });
+  });
+
+  describe('assignment and grade services (ltijs with its own service token)', () => {
+    it('a FullyGraded Completed score completes the lesson once, with the effects of POST .../complete', async () => {
+      await launch(learner);
+      const token = tool.launches[tool.launches.length - 1];
+      const lineItem = (token.platformContext.endpoint as { lineitem: string }).lineitem;
+      const score = (ts: string, given: number) =>
+        tool.provider.Grade.submitScore(token, lineItem, {
+          userId: learner.user.id,
+          scoreGiven: given,
+          scoreMaximum: 10,
+          activityProgress: 'Completed',
+          gradingProgress: 'FullyGraded',
+          timestamp: ts,
+        });
+      await score(new Date(Date.now() - 2000).toISOString(), 8);
+      await score(new Date(Date.now() - 1000).toISOString(), 3);
+      const completions = await t.db.query(
+        `SELECT 1 FROM lesson_completions WHERE organization_id = $1 AND user_id = $2 AND lesson_id = $3`,
+        [orgA, learner.user.id, lessonId],
+      );
+      expect(completions).toHaveLength(1);
+      const events = await t.db.query(
+        `SELECT 1 FROM domain_events WHERE name = 'lesson.completed' AND payload->>'lesson_id' = $1`,
+        [lessonId],
+      );
+      expect(events).toHaveLength(1);
+      const enrollment = await t.db.query(
+        `SELECT status FROM enrollments WHERE organization_id = $1 AND user_id = $2 AND course_id = $3`,
+        [orgA, learner.user.id, courseId],
+      );
+      expect(enrollment[0].status).toBe('completed');
+      const [result] = await t.db.query(`SELECT score_given FROM lti_results WHERE user_id = $1`, [learner.user.id]);
+      expect(Number(result.score_given)).toBe(3);
+    });
+
+    it('reads line items and results in the standard media types', async () => {
+      const token = tool.launches[tool.launches.length - 1];
+      const items = await tool.provider.Grade.getLineItems(token);
+      expect(items.lineItems.length).toBeGreaterThanOrEqual(1);
+    });
+  });
+
+  describe('names and roles (ltijs reads every page)', () => {
+    it('returns the learner and the staff, paged by Link rel=next', async () => {
+      const token = tool.launches[tool.launches.length - 1];
+      const all = await tool.provider.NamesAndRoles.getMembers(token, { limit: 1, pages: false });
+      const ids = all.members.map((m) => m.user_id as string);
+      expect(ids).toEqual([...ids].sort());
+      expect(ids).toEqual(expect.arrayContaining([learner.user.id, owner.user.id]));
+      const me = all.members.find((m) => m.user_id === learner.user.id);
+      expect(me).toEqual({
+        user_id: learner.user.id,
+        roles: ['http://purl.imsglobal.org/vocab/lis/v2/membership#Learner'],
+        status: 'Active',
+      });
+      const learners = await tool.provider.NamesAndRoles.getMembers(token, { role: 'Learner', pages: false });
+      expect(learners.members.map((m) => m.user_id)).toEqual([learner.user.id]);
+    });
+  });
+
+  describe('token endpoint (RFC 6749 errors)', () => {
+    let keyTool: { id: string; client_id: string };
+    let privateKey: CryptoKey;
+    const assertion = async (over: Record<string, unknown> = {}, key: CryptoKey = privateKey) =>
+      new SignJWT({ jti: `j-${Math.random()}`, ...over })
+        .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+        .setIssuer(keyTool.client_id)
+        .setSubject(keyTool.client_id)
+        .setAudience(`${t.baseUrl}/api/v1/lti/token`)
+        .setIssuedAt()
+        .setExpirationTime(typeof over.exp === 'number' ? over.exp : '60s')
+        .sign(key);
+    const tokenRequest = (fields: Record<string, string>) =>
+      t
+        .client()
+        .post('/api/v1/lti/token')
+        .type('form')
+        .send({
+          grant_type: 'client_credentials',
+          client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer',
+          scope: `${AGS}score`,
+          ...fields,
+        });
+
+    beforeAll(async () => {
+      const pair = await generateKeyPair('RS256', { extractable: true });
+      privateKey = pair.privateKey;
+      const jwk = await exportJWK(pair.publicKey);
+      const res = await admin.agent
+        .post('/api/v1/admin/lti/tools')
+        .send({
+          name: 'Key tool',
+          initiate_login_url: `${tool.url}/login`,
+          redirect_uris: [`${tool.url}/`],
+          target_link_uri: `${tool.url}/`,
+          public_jwk: { kty: jwk.kty, n: jwk.n, e: jwk.e },
+          scopes: [`${AGS}score`],
+        })
+        .expect(201);
+      keyTool = res.body;
+    });
+
+    it('grants the intersection of scopes; a reused jti is invalid_grant', async () => {
+      const jwt = await assertion();
+      const ok = await tokenRequest({ client_assertion: jwt, scope: `${AGS}score ${AGS}lineitem` }).expect(200);
+      expect(ok.body).toEqual({
+        access_token: expect.any(String),
+        token_type: 'Bearer',
+        expires_in: 3600,
+        scope: `${AGS}score`,
+      });
+      expect(ok.headers['cache-control']).toBe('no-store');
+      const [row] = await t.db.query(`SELECT token_hash FROM lti_access_tokens WHERE tool_id = $1`, [keyTool.id]);
+      expect(row.token_hash).not.toBe(ok.body.access_token);
+      const replay = await tokenRequest({ client_assertion: jwt }).expect(400);
+      expect(replay.body.error).toBe('invalid_grant');
+    });
+
+    it('refuses a bad signature (invalid_client), an expired assertion (invalid_grant), no scope (invalid_scope), a grant', async () => {
+      const other = (await generateKeyPair('RS256')).privateKey;
+      expect((await tokenRequest({ client_assertion: await assertion({}, other) }).expect(401)).body.error).toBe(
+        'invalid_client',
+      );
+      const expired = await assertion({ exp: Math.floor(Date.now() / 1000) - 120 });
+      expect((await tokenRequest({ client_assertion: expired }).expect(400)).body.error).toBe('invalid_grant');
+      const noScope = await tokenRequest({ client_assertion: await assertion(), scope: `${AGS}lineitem` }).expect(400);
+      expect(noScope.body.error).toBe('invalid_scope');
+      const grant = await tokenRequest({ client_assertion: await assertion(), grant_type: 'password' }).expect(400);
+      expect(grant.body.error).toBe('unsupported_grant_type');
+    });
+
+    it('a token of a tool without a deployment in the context’s organization gets 404', async () => {
+      const ok = await tokenRequest({ client_assertion: await assertion() }).expect(200);
+      const token = tool.launches[tool.launches.length - 1];
+      const lineItem = (token.platformContext.endpoint as { lineitem: string }).lineitem;
+      const res = await t
+        .client()
+        .post(`${new URL(lineItem).pathname}/scores`)
+        .set('Authorization', `Bearer ${ok.body.access_token}`)
+        .set('Content-Type', 'application/vnd.ims.lis.v1.score+json')
+        .send(
+          JSON.stringify({
+            userId: learner.user.id,
+            activityProgress: 'Completed',
+            gradingProgress: 'FullyGraded',
+            timestamp: new Date().toISOString(),
+          }),
+        )
+        .expect(404);
+      expect(res.body.error).toBe('not_found');
+      const anon = await t
+        .client()
+        .get(`${new URL(lineItem).pathname}`)
+        .expect(401);
+      expect(anon.body.error).toBe('invalid_token');
+    });
+  });
+});
