@@ -67,9 +67,11 @@ describe('access rules and protocol errors', () => {
           { method: 'get', path: '/api/v1/me/calendar-feed' },
           { method: 'post', path: '/api/v1/me/calendar-feed' },
           { method: 'delete', path: '/api/v1/me/calendar-feed' },
+          // LTI (extensions-v3 1.4): the editor's deep-linking start is bound to the browser session.
+          { method: 'get', path: '/api/v1/editor/courses/{course_id}/lti/deep-linking' },
         ]),
       );
-      expect(marked('x-session-only', 'forbidden')).toHaveLength(18);
+      expect(marked('x-session-only', 'forbidden')).toHaveLength(19);
       expect(marked('x-session-only', 'unauthorized')).toEqual([{ method: 'get', path: '/api/v1/auth/me' }]);
     });
 

@@ -1,5 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { signIn, type SignedIn, stepUpByEmail } from './support/auth';
+import { LtiKeysService } from '@/modules/integrations/lti/lti-keys.service';
 import { CookieJar, type LtiTool, parseFormPost, startLtiTool } from './support/lti-tool';
 import { addMember, adult, createOrganization } from './support/tenancy';
 import { createTestApp, type TestApp } from './support/test-app';
@@ -65,6 +66,15 @@ describe('LTI 1.3 platform', () => {
       body = { text };
     }
     return { status: res.status, body, idToken: form.fields.id_token ?? '', authorizeHtml: page.text };
+  }
+
+  /** Steps 1 and 2 only: the platform's 302 and the tool's redirect back, as the URL of our authorize endpoint. */
+  async function authorizeUrl(who: SignedIn): Promise<URL> {
+    const start = await who.agent
+      .get(`/api/v1/organizations/${orgA}/courses/${courseId}/lessons/${lessonId}/lti/launch`)
+      .expect(302);
+    const login = await fetch(start.headers.location, { redirect: 'manual' });
+    return new URL(login.headers.get('location') as string);
   }
 
   beforeAll(async () => {
@@ -436,6 +446,238 @@ describe('LTI 1.3 platform', () => {
         .get(`${new URL(lineItem).pathname}`)
         .expect(401);
       expect(anon.body.error).toBe('invalid_token');
+    });
+  });
+
+  describe('refusals', () => {
+    it('ltijs refuses a tampered (bad signature) and an expired id_token', async () => {
+      const url = await authorizeUrl(learner);
+      const page = await learner.agent.get(`${url.pathname}${url.search}`).expect(200);
+      const form = parseFormPost(page.text);
+      const [h, p, sig] = form.fields.id_token.split('.');
+      const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
+      claims.sub = owner.user.id;
+      const tampered = `${h}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${sig}`;
+      const bad = await fetch(form.action, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...form.fields, id_token: tampered }),
+      });
+      expect(bad.status).toBe(401);
+      // The same claims signed by the platform's key 6 minutes ago: expired.
+      const { iat: _iat, exp: _exp, ...rest } = decodeJwt(form.fields.id_token);
+      t.clock.advance(-6 * 60 * 1000);
+      let old: string;
+      try {
+        old = await t.app.get(LtiKeysService).sign({ ...rest, nonce: `old-${t.suffix}` }, 300);
+      } finally {
+        t.clock.reset();
+      }
+      const expired = await fetch(form.action, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ ...form.fields, id_token: old }),
+      });
+      expect(expired.status).toBe(401);
+    });
+
+    it('a replayed nonce, another person’s session and a bad request go to the redirect URI as OIDC errors', async () => {
+      const url = await authorizeUrl(learner);
+      url.searchParams.set('nonce', `fixed-${t.suffix}`);
+      const first = parseFormPost((await learner.agent.get(`${url.pathname}${url.search}`).expect(200)).text);
+      expect(first.fields.id_token).toBeDefined();
+      const again = parseFormPost((await learner.agent.get(`${url.pathname}${url.search}`).expect(200)).text);
+      expect(again.fields).toEqual({
+        error: 'invalid_request',
+        error_description: expect.stringContaining('nonce'),
+        state: url.searchParams.get('state'),
+      });
+      url.searchParams.set('nonce', `other-${t.suffix}`);
+      const wrongPerson = parseFormPost((await owner.agent.get(`${url.pathname}${url.search}`).expect(200)).text);
+      expect(wrongPerson.fields.error).toBe('login_required');
+      const anonymous = parseFormPost((await t.client().get(`${url.pathname}${url.search}`).expect(200)).text);
+      expect(anonymous.fields.error).toBe('login_required');
+      url.searchParams.set('response_mode', 'fragment');
+      const badMode = parseFormPost((await learner.agent.get(`${url.pathname}${url.search}`).expect(200)).text);
+      expect(badMode.fields.error).toBe('invalid_request');
+    });
+
+    it('an unregistered redirect URI is a 400 page, not a redirect', async () => {
+      const url = await authorizeUrl(learner);
+      url.searchParams.set('redirect_uri', 'https://evil.example/');
+      const res = await learner.agent.get(`${url.pathname}${url.search}`).expect(400);
+      expect(res.headers['content-type']).toContain('text/html');
+      expect(res.text).not.toContain('id_token');
+    });
+
+    it('a learner not enrolled gets 403 not_enrolled; a disabled deployment or tool 409 lti_tool_unavailable', async () => {
+      const other = await adult(t);
+      await addMember(t, orgA, other.user.id, 'student');
+      const path = `/api/v1/organizations/${orgA}/courses/${courseId}/lessons/${lessonId}/lti/launch`;
+      expect((await other.agent.get(path).expect(403)).body.error.code).toBe('not_enrolled');
+
+      await stepUpByEmail(t, owner);
+      await owner.agent
+        .put(`/api/v1/organizations/${orgA}/lti/deployments/${toolId}`)
+        .send({ enabled: false })
+        .expect(200);
+      expect((await learner.agent.get(path).expect(409)).body.error.code).toBe('lti_tool_unavailable');
+      const lesson = await learner.agent.get(`/api/v1/organizations/${orgA}/courses/${courseId}/lessons/${lessonId}`);
+      expect(lesson.body.lti.available).toBe(false);
+      const [audit] = await t.db.query(
+        `SELECT organization_id, metadata FROM audit_log WHERE action = 'lti_deployment.updated' ORDER BY created_at DESC LIMIT 1`,
+      );
+      expect(audit).toEqual({
+        organization_id: orgA,
+        metadata: { enabled: false, send_name: false, send_email: false },
+      });
+      await owner.agent
+        .put(`/api/v1/organizations/${orgA}/lti/deployments/${toolId}`)
+        .send({ enabled: true })
+        .expect(200);
+
+      await admin.agent.patch(`/api/v1/admin/lti/tools/${toolId}`).send({ enabled: false }).expect(200);
+      expect((await learner.agent.get(path).expect(409)).body.error.code).toBe('lti_tool_unavailable');
+      await admin.agent.patch(`/api/v1/admin/lti/tools/${toolId}`).send({ enabled: true }).expect(200);
+      await learner.agent.get(path).expect(302);
+    });
+
+    it('privacy: names and emails only when the deployment sends them', async () => {
+      await stepUpByEmail(t, owner);
+      await owner.agent
+        .put(`/api/v1/organizations/${orgA}/lti/deployments/${toolId}`)
+        .send({ privacy: { send_name: true, send_email: true } })
+        .expect(200);
+      const res = await launch(learner);
+      const claims = decodeJwt(res.idToken);
+      expect(claims.name).toBe('Test Person');
+      expect(claims.given_name).toBe('Test');
+      expect(claims.email).toBe(learner.email);
+      expect((claims[`${CLAIM}custom`] as Record<string, string>).name).toBe('Test Person');
+      await owner.agent
+        .put(`/api/v1/organizations/${orgA}/lti/deployments/${toolId}`)
+        .send({ privacy: { send_name: false, send_email: false } })
+        .expect(200);
+    });
+  });
+
+  describe('deep linking', () => {
+    it('ltijs answers a deep-linking request; each ltiResourceLink becomes a lesson of the course (303)', async () => {
+      tool.deepLinkItems = [
+        {
+          type: 'ltiResourceLink',
+          title: 'Picked lab',
+          text: 'From the tool',
+          url: `${tool.url}/`,
+          lineItem: { scoreMaximum: 20, label: 'Lab score' },
+        },
+        { type: 'html', html: '<p>skipped</p>' },
+      ];
+      const res = await launch(admin, `/api/v1/editor/courses/${courseId}/lti/deep-linking?tool_id=${toolId}`);
+      const form = parseFormPost(res.body.text as string);
+      expect(form.action).toBe(`${t.baseUrl}/api/v1/lti/deep-linking/return`);
+      const back = await admin.agent.post('/api/v1/lti/deep-linking/return').type('form').send(form.fields).expect(303);
+      expect(back.headers.location).toBe(`http://web.test/editor/courses/${courseId}?lti_added=1`);
+      const course = await admin.agent.get(`/api/v1/editor/courses/${courseId}`).expect(200);
+      const added = course.body.lessons.find((l: { title: string }) => l.title === 'Picked lab');
+      expect(added).toMatchObject({
+        content_md: 'From the tool',
+        lti: { tool_id: toolId, line_item: { score_maximum: 20, label: 'Lab score' } },
+      });
+      const replay = await admin.agent
+        .post('/api/v1/lti/deep-linking/return')
+        .type('form')
+        .send(form.fields)
+        .expect(400);
+      expect(replay.text).toContain('replayed');
+      const [audit] = await t.db.query(`SELECT metadata FROM audit_log WHERE action = 'lti.deep_link_received'`);
+      // ltijs itself drops the item of a type the request did not accept (`html`), so nothing is skipped here.
+      expect(audit.metadata).toEqual({ tool_id: toolId, added: 1, skipped: 0 });
+    });
+  });
+
+  describe('dynamic registration', () => {
+    it('ltijs registers itself through its registration URL; the token is single use', async () => {
+      const started = await admin.agent
+        .post('/api/v1/admin/lti/registrations')
+        .send({ initiation_url: `${tool.url}/register` })
+        .expect(201);
+      const launchUrl = new URL(started.body.launch_url);
+      const config = await t
+        .client()
+        .get(new URL(launchUrl.searchParams.get('openid_configuration') as string).pathname)
+        .expect(200);
+      expect(config.body['https://purl.imsglobal.org/spec/lti-platform-configuration']).toMatchObject({
+        product_family_code: 'learning-platform',
+        messages_supported: [{ type: 'LtiResourceLinkRequest' }, { type: 'LtiDeepLinkingRequest' }],
+      });
+      const res = await fetch(launchUrl, { redirect: 'manual' });
+      expect(await res.text()).toContain('org.imsglobal.lti.close');
+      const tools = await admin.agent.get('/api/v1/admin/lti/tools').expect(200);
+      const dynamic = tools.body.items.find((i: { registered_by: string }) => i.registered_by === 'dynamic');
+      expect(dynamic).toMatchObject({
+        name: 'ltijs test tool',
+        jwks_url: `${tool.url}/keys`,
+        initiate_login_url: `${tool.url}/login`,
+      });
+      const [audit] = await t.db.query(
+        `SELECT actor_id FROM audit_log WHERE action = 'lti_tool.registered' AND target_id = $1`,
+        [dynamic.id],
+      );
+      expect(audit.actor_id).toBe(admin.user.id);
+      // Used: the configuration is gone and the token refused.
+      await t
+        .client()
+        .get(new URL(launchUrl.searchParams.get('openid_configuration') as string).pathname)
+        .expect(404);
+      const again = await t
+        .client()
+        .post(`/api/v1/lti/registrations/${started.body.id}/register`)
+        .set('Authorization', `Bearer ${launchUrl.searchParams.get('registration_token')}`)
+        .send({})
+        .expect(401);
+      expect(again.body.error).toBe('invalid_token');
+
+      // The dynamically registered tool launches too.
+      const lesson = await admin.agent
+        .post(`/api/v1/editor/courses/${courseId}/lessons`)
+        .send({ title: 'Dynamic lab', lti: { tool_id: dynamic.id } })
+        .expect(201);
+      const before = tool.launches.length;
+      const launched = await launch(
+        learner,
+        `/api/v1/organizations/${orgA}/courses/${courseId}/lessons/${lesson.body.id}/lti/launch`,
+      );
+      expect(launched.status).toBe(200);
+      expect(tool.launches.length).toBe(before + 1);
+      expect(decodeJwt(launched.idToken).aud).toBe(dynamic.client_id);
+    });
+  });
+
+  describe('keys rotation', () => {
+    it('rotates (step-up, audited); the old key stays in the JWKS 7 days', async () => {
+      const before = (await t.client().get('/api/v1/lti/jwks').expect(200)).body.keys.map(
+        (k: { kid: string }) => k.kid,
+      );
+      const res = await admin.agent.post('/api/v1/admin/lti/keys/rotate').expect(200);
+      const after = (await t.client().get('/api/v1/lti/jwks').expect(200)).body.keys.map((k: { kid: string }) => k.kid);
+      expect(after).toEqual(expect.arrayContaining([...before, res.body.kid]));
+      const [audit] = await t.db.query(`SELECT organization_id FROM audit_log WHERE action = 'lti_key.rotated'`);
+      expect(audit.organization_id).toBeNull();
+      const launched = await launch(learner);
+      expect(launched.status).toBe(200);
+      expect(decodeProtectedHeader(launched.idToken).kid).toBe(res.body.kid);
+      t.clock.advance(8 * 24 * 3600 * 1000);
+      try {
+        const later = (await t.client().get('/api/v1/lti/jwks').expect(200)).body.keys.map(
+          (k: { kid: string }) => k.kid,
+        );
+        expect(later).toEqual([res.body.kid]);
+      } finally {
+        t.clock.reset();
+      }
     });
   });
 });

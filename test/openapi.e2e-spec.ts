@@ -41,10 +41,14 @@ describe('OpenAPI description', () => {
     }
   });
 
-  it('every error response refers to the shared envelope (OAuth protocol endpoints excepted, as their RFCs require)', () => {
+  /** LTI's standard routes answer the standards' error bodies (OIDC, RFC 6749, RFC 7591, AGS/NRPS). */
+  const LTI_PROTOCOL =
+    /^\/api\/v1\/lti\/(authorize|token|contexts\/|registrations\/[^/]+\/register|deep-linking\/return)/;
+
+  it('every error response refers to the shared envelope (OAuth and LTI protocol endpoints excepted, as their standards require)', () => {
     for (const [path, method, op] of operations()) {
       for (const [status, response] of Object.entries(op.responses)) {
-        if (!/^[45]/.test(status) || path.startsWith('/api/v1/oauth/')) continue;
+        if (!/^[45]/.test(status) || path.startsWith('/api/v1/oauth/') || LTI_PROTOCOL.test(path)) continue;
         const ref = response.content?.['application/json']?.schema?.$ref;
         expect({ path, method, status, ref }).toEqual({
           path,

@@ -7,6 +7,7 @@ import { gamificationRoutes } from './gamification.routes';
 import { integrationRoutes } from './integrations.routes';
 import { invitationRoutes } from './invitations.routes';
 import { learningRoutes } from './learning.routes';
+import { ltiRoutes } from './lti.routes';
 import { memberImportRoutes } from './member-import.routes';
 import { memberRoutes } from './members.routes';
 import { organizationRoutes } from './organizations.routes';
@@ -42,4 +43,5 @@ export const SCOPED_ROUTES: ScopedRoute[] = [
   ...gamificationRoutes,
   ...integrationRoutes,
   ...socialRoutes,
+  ...ltiRoutes,
 ];

@@ -10,6 +10,7 @@ export const API_TAGS: { name: string; description: string }[] = [
   { name: 'health', description: 'Process and infrastructure probes (no prefix)' },
   { name: 'auth', description: 'Sign-in, cookie session, step-up' },
   { name: 'sso', description: 'Institutional single sign-on: connections, verified domains, sign-in' },
+  { name: 'lti', description: 'LTI 1.3 Advantage platform: tools, deployments, launches, grades and rosters' },
   { name: 'users', description: 'Own account, profile, sessions, two-factor, integrations' },
   { name: 'avatars', description: 'Server-generated, customizable avatars' },
   { name: 'organizations', description: 'Organizations, my organizations, plan usage' },

@@ -13,10 +13,19 @@ import { type Credential, hasPlatformRole } from '@/core/auth/credential';
 import { ApiErrors } from '@/core/http/openapi';
 import { UuidPipe } from '@/core/http/uuid';
 import { ApiError } from '@/core/http/api-error';
-import { CreateLtiToolDto, LtiKidDto, LtiToolDto, LtiToolListDto, UpdateLtiToolDto } from './dto/lti.dto';
+import {
+  CreateLtiToolDto,
+  LtiKidDto,
+  LtiRegistrationDto,
+  StartLtiRegistrationDto,
+  LtiToolDto,
+  LtiToolListDto,
+  UpdateLtiToolDto,
+} from './dto/lti.dto';
 import { LtiEnabledGuard } from './lti-enabled.guard';
 import { LtiKeysService } from './lti-keys.service';
 import { LtiToolsService } from './lti-tools.service';
+import { LtiRegistrationsService } from './lti-registrations.service';
 
 /** The platform's LTI tool registry and signing keys (platform admins; editors list tools to pick one). */
 @ApiTags('lti')
@@ -26,7 +35,28 @@ export class LtiAdminController {
   constructor(
     private readonly tools: LtiToolsService,
     private readonly keys: LtiKeysService,
+    private readonly registrations: LtiRegistrationsService,
   ) {}
+
+  @Post('registrations')
+  @PlatformRoles('platform_admin')
+  @StepUp()
+  @ApiOperation({
+    summary: 'Start a dynamic registration (LTI Dynamic Registration 1.0)',
+    description:
+      "The web app opens `launch_url` (the tool's registration URL with `openid_configuration` and " +
+      '`registration_token`) in a window; the token is single use and lasts 1 hour. The tool then registers itself ' +
+      '(`registered_by: dynamic`, audited `lti_tool.registered`).',
+  })
+  @ApiCreatedResponse({ type: LtiRegistrationDto })
+  @ApiErrors(422, [404, 'feature_disabled'])
+  startRegistration(
+    @CurrentCredential() credential: Credential,
+    @Body() dto: StartLtiRegistrationDto,
+    @Req() req: Request,
+  ): Promise<LtiRegistrationDto> {
+    return this.registrations.start(dto.initiation_url, { userId: credential.userId, ip: req.ip });
+  }
 
   @Get('tools')
   @PlatformRoles('editor')

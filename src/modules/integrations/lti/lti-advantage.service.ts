@@ -200,6 +200,9 @@ export class LtiAdvantageService {
   }
 
   private async complete(context: ContextRow, userId: string, lessonId: string): Promise<void> {
+    // Already completed (the common case of a tool re-posting scores): nothing to apply, and no lock taken.
+    if ((await this.progress.completedLessonIds(context.organization_id, userId, context.course_id)).has(lessonId))
+      return;
     const person = await this.repo.person(context.organization_id, userId);
     if (!person) return;
     try {

@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import { BrowserSessionOnly, CurrentCredential, PlatformRoles, StepUp } from '@/core/auth/access.decorators';
 import { type Credential, browserSessionId } from '@/core/auth/credential';
 import { CurrentMembership, type Membership, OrgScoped, Roles } from '@/core/auth/tenancy';
+import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
 import { UuidPipe } from '@/core/http/uuid';
 import { DeepLinkingQueryDto, LtiDeploymentDto, LtiDeploymentListDto, UpdateLtiDeploymentDto } from './dto/lti.dto';
@@ -62,7 +63,6 @@ export class LtiDeploymentsController {
 @ApiParam({ name: 'org_id', format: 'uuid', description: 'The organization' })
 @UseGuards(LtiEnabledGuard)
 @OrgScoped()
-@BrowserSessionOnly()
 @Controller('organizations/:org_id/courses/:course_id/lessons/:lesson_id/lti')
 export class LtiLaunchController {
   constructor(private readonly launch: LtiLaunchService) {}
@@ -73,12 +73,13 @@ export class LtiLaunchController {
     description:
       "302 to the tool's login initiation URL (`iss`, `login_hint`, `lti_message_hint`, `target_link_uri`, " +
       '`client_id`, `lti_deployment_id`). An enrolled learner, or the organization’s owners, admins and teachers. ' +
-      '409 `lti_tool_unavailable` when the tool or the deployment is disabled.',
+      '409 `lti_tool_unavailable` when the tool or the deployment is disabled. A browser session only (a token of ' +
+      'the organization: 403 `forbidden`), since the tool’s authentication request must come back in it.',
   })
   @ApiParam({ name: 'course_id', format: 'uuid' })
   @ApiParam({ name: 'lesson_id', format: 'uuid' })
   @ApiFoundResponse({ description: "Redirect to the tool's login initiation" })
-  @ApiErrors(404, [403, 'not_enrolled'], [409, 'lti_tool_unavailable'])
+  @ApiErrors(404, [403, 'not_enrolled', 'forbidden'], [409, 'lti_tool_unavailable'])
   async start(
     @CurrentMembership() membership: Membership,
     @CurrentCredential() credential: Credential,
@@ -86,7 +87,10 @@ export class LtiLaunchController {
     @Param('lesson_id', UuidPipe) lessonId: string,
     @Res() res: Response,
   ): Promise<void> {
-    res.redirect(302, await this.launch.launchUrl(membership, browserSessionId(credential), courseId, lessonId));
+    if (credential.kind !== 'session' || !credential.sessionId) {
+      throw ApiError.forbidden('Launch from the web app (a browser session).');
+    }
+    res.redirect(302, await this.launch.launchUrl(membership, credential.sessionId, courseId, lessonId));
   }
 }
 

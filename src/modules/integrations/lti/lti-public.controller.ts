@@ -1,5 +1,5 @@
-import { Controller, Get, HttpCode, Post, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { ApiOkResponse, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '@/core/auth/access.decorators';
 import { optionalCookieSession } from '@/core/auth/strategies';
@@ -10,7 +10,9 @@ import { LtiEnabledGuard } from './lti-enabled.guard';
 import { sendErrorPage, sendFormPost } from './lti-html';
 import { LtiKeysService } from './lti-keys.service';
 import { type AuthorizeParams, AuthorizeRefusal, LtiLaunchService } from './lti-launch.service';
-import { LTI_AUTHORIZE_IP } from './lti.rate-limits';
+import { LTI_AUTHORIZE_IP, LTI_REGISTER_IP } from './lti.rate-limits';
+import { LtiRegistrationsService } from './lti-registrations.service';
+import { LtiProtocolErrors, LtiServiceError, sendLtiServiceError } from './lti-service-errors';
 
 const PARAMS = [
   'scope',
@@ -34,7 +36,46 @@ export class LtiPublicController {
   constructor(
     private readonly keys: LtiKeysService,
     private readonly launch: LtiLaunchService,
+    private readonly registrations: LtiRegistrationsService,
   ) {}
+
+  @Get('registrations/:registration_id/openid-configuration')
+  @ApiOperation({
+    summary: "The platform's OpenID configuration for a dynamic registration",
+    description:
+      'With the `https://purl.imsglobal.org/spec/lti-platform-configuration` claim. 404 when unknown, used or expired.',
+  })
+  @ApiOkResponse({ description: 'OpenID Provider configuration' })
+  @ApiErrors(404)
+  openIdConfiguration(@Param('registration_id') id: string): Promise<Record<string, unknown>> {
+    return this.registrations.openIdConfiguration(id);
+  }
+
+  @Post('registrations/:registration_id/register')
+  @RateLimit(LTI_REGISTER_IP)
+  @ApiOperation({
+    summary: 'A tool registers itself (OpenID client registration with the LTI tool configuration)',
+    description:
+      'Bearer = the registration token (single use). 201 the registration with `client_id` and the claim’s ' +
+      '`deployment_id`; 401 bad token; 400 RFC 7591 errors (`invalid_client_metadata`, `invalid_redirect_uri`).',
+  })
+  @ApiOkResponse({ description: 'The registration (201)' })
+  @LtiProtocolErrors(400, 401)
+  async register(
+    @Param('registration_id') id: string,
+    @Body() body: unknown,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    try {
+      const registration = await this.registrations.register(id, req.headers.authorization, body);
+      res.setHeader('Cache-Control', 'no-store');
+      res.status(201).json(registration);
+    } catch (err) {
+      if (err instanceof LtiServiceError) sendLtiServiceError(res, err);
+      else throw err;
+    }
+  }
 
   @Get('jwks')
   @ApiOperation({
@@ -63,7 +104,11 @@ export class LtiPublicController {
   })
   @ApiProduces('text/html')
   @ApiOkResponse({ description: 'An auto-submitting form', content: { 'text/html': { schema: { type: 'string' } } } })
-  @ApiErrors(400, [404, 'feature_disabled'])
+  @ApiResponse({
+    status: 400,
+    description: 'text/html: no registered redirect URI to answer at',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  })
   authorizeGet(@Req() req: Request, @Res() res: Response): Promise<void> {
     return this.authorize(req, res);
   }
@@ -82,7 +127,11 @@ export class LtiPublicController {
   })
   @ApiProduces('text/html')
   @ApiOkResponse({ description: 'An auto-submitting form', content: { 'text/html': { schema: { type: 'string' } } } })
-  @ApiErrors(400, [404, 'feature_disabled'])
+  @ApiResponse({
+    status: 400,
+    description: 'text/html: no registered redirect URI to answer at',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  })
   authorizePost(@Req() req: Request, @Res() res: Response): Promise<void> {
     return this.authorize(req, res);
   }

@@ -1,3 +1,5 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiResponse } from '@nestjs/swagger';
 import type { Response } from 'express';
 
 /**
@@ -21,4 +23,21 @@ export function sendLtiServiceError(res: Response, err: LtiServiceError): void {
   for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
   if (err.status === 401) res.setHeader('WWW-Authenticate', `Bearer error="${err.error}"`);
   res.status(err.status).json({ error: err.error, error_description: err.description });
+}
+
+/** Documents the standard's `{error, error_description}` error responses of an LTI protocol route. */
+export function LtiProtocolErrors(...statuses: number[]): MethodDecorator {
+  return applyDecorators(
+    ...statuses.map((status) =>
+      ApiResponse({
+        status,
+        description: 'The standard’s error body',
+        schema: {
+          type: 'object',
+          required: ['error'],
+          properties: { error: { type: 'string' }, error_description: { type: 'string' } },
+        },
+      }),
+    ),
+  );
 }

@@ -1,12 +1,15 @@
 import { Body, Controller, Delete, Get, Param, Post, Put, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import { ApiConsumes, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '@/core/auth/access.decorators';
-import { ApiErrors } from '@/core/http/openapi';
 import { LtiEnabledGuard } from './lti-enabled.guard';
 import { LtiAdvantageService, type Paged } from './lti-advantage.service';
-import { LtiServiceError, sendLtiServiceError } from './lti-service-errors';
+import { LtiProtocolErrors, LtiServiceError, sendLtiServiceError } from './lti-service-errors';
 import { LtiTokenService } from './lti-token.service';
+import { DeepLinkingRefusal, LtiDeepLinkingService } from './lti-deep-linking.service';
+import { sendErrorPage } from './lti-html';
+import { RateLimit } from '@/core/rate-limit/rate-limit';
+import { LTI_DEEP_LINK_IP } from './lti.rate-limits';
 
 const LINE_ITEM = 'application/vnd.ims.lis.v2.lineitem+json';
 const LINE_ITEMS = 'application/vnd.ims.lis.v2.lineitemcontainer+json';
@@ -47,7 +50,38 @@ export class LtiServicesController {
   constructor(
     private readonly tokens: LtiTokenService,
     private readonly advantage: LtiAdvantageService,
+    private readonly deepLinking: LtiDeepLinkingService,
   ) {}
+
+  @Post('deep-linking/return')
+  @RateLimit(LTI_DEEP_LINK_IP)
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiOperation({
+    summary: 'Deep Linking return (the tool posts the editor’s choice)',
+    description:
+      'Form field `JWT`: an `LtiDeepLinkingResponse` signed by the tool (`iss` = client_id, `aud` = the platform ' +
+      'issuer, `nonce` single use, `deployment_id`, `data` echoed). Each `ltiResourceLink` becomes a lesson appended ' +
+      'to the course (at most 50 items); 303 to `{WEB_URL}/editor/courses/<id>?lti_added=<n>`. A bad response is ' +
+      '400 `text/html` naming the reason. Audited (`lti.deep_link_received`).',
+  })
+  @ApiResponse({ status: 303, description: 'To the course in the editor' })
+  @ApiResponse({
+    status: 400,
+    description: 'text/html naming the reason',
+    content: { 'text/html': { schema: { type: 'string' } } },
+  })
+  async deepLinkingReturn(
+    @Body() body: Record<string, unknown>,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    try {
+      res.redirect(303, await this.deepLinking.receive(body?.JWT, req.ip));
+    } catch (err) {
+      if (err instanceof DeepLinkingRefusal) sendErrorPage(res, 400, err.message);
+      else throw err;
+    }
+  }
 
   @Post('token')
   @ApiConsumes('application/x-www-form-urlencoded')
@@ -59,7 +93,7 @@ export class LtiServicesController {
       'at most 5 minutes ahead), `scope`. Errors in RFC 6749 form. 60 per minute per tool.',
   })
   @ApiOkResponse({ description: '`{access_token, token_type: "Bearer", expires_in: 3600, scope}`' })
-  @ApiErrors(400, 401, 429)
+  @LtiProtocolErrors(400, 401, 429)
   async token(@Body() body: Record<string, unknown>, @Res() res: Response): Promise<void> {
     await this.answer(res, async () => {
       const token = await this.tokens.token(body ?? {});
@@ -77,15 +111,11 @@ export class LtiServicesController {
   @ApiParam({ name: 'context_id', format: 'uuid' })
   @ApiProduces(LINE_ITEMS)
   @ApiOkResponse({ description: 'Line items; `Link: <...>; rel="next"` while more' })
-  @ApiErrors(401, 403, 404)
+  @LtiProtocolErrors(401, 403, 404)
   async lineItems(@Param('context_id') contextId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.answer(res, async () => {
       const access = await this.tokens.access(req.headers.authorization);
-      this.sendPage(
-        res,
-        LINE_ITEMS,
-        await this.advantage.lineItems(access, contextId, req.query),
-      );
+      this.sendPage(res, LINE_ITEMS, await this.advantage.lineItems(access, contextId, req.query));
     });
   }
 
@@ -95,7 +125,7 @@ export class LtiServicesController {
   @ApiConsumes(LINE_ITEM)
   @ApiProduces(LINE_ITEM)
   @ApiOkResponse({ description: 'The line item (201)' })
-  @ApiErrors(400, 401, 403, 404)
+  @LtiProtocolErrors(400, 401, 403, 404)
   async createLineItem(
     @Param('context_id') contextId: string,
     @Req() req: Request,
@@ -113,7 +143,7 @@ export class LtiServicesController {
   @ApiParam({ name: 'line_item_id', format: 'uuid' })
   @ApiProduces(LINE_ITEM)
   @ApiOkResponse({ description: 'The line item' })
-  @ApiErrors(401, 403, 404)
+  @LtiProtocolErrors(401, 403, 404)
   async lineItem(
     @Param('context_id') contextId: string,
     @Param('line_item_id') id: string,
@@ -133,7 +163,7 @@ export class LtiServicesController {
   @ApiConsumes(LINE_ITEM)
   @ApiProduces(LINE_ITEM)
   @ApiOkResponse({ description: 'The line item' })
-  @ApiErrors(400, 401, 403, 404)
+  @LtiProtocolErrors(400, 401, 403, 404)
   async updateLineItem(
     @Param('context_id') contextId: string,
     @Param('line_item_id') id: string,
@@ -151,7 +181,7 @@ export class LtiServicesController {
   @ApiParam({ name: 'context_id', format: 'uuid' })
   @ApiParam({ name: 'line_item_id', format: 'uuid' })
   @ApiOkResponse({ description: '204' })
-  @ApiErrors(401, 403, 404)
+  @LtiProtocolErrors(401, 403, 404)
   async deleteLineItem(
     @Param('context_id') contextId: string,
     @Param('line_item_id') id: string,
@@ -176,7 +206,7 @@ export class LtiServicesController {
   @ApiParam({ name: 'line_item_id', format: 'uuid' })
   @ApiConsumes('application/vnd.ims.lis.v1.score+json')
   @ApiOkResponse({ description: '204' })
-  @ApiErrors(400, 401, 403, 404, 422)
+  @LtiProtocolErrors(400, 401, 403, 404, 422)
   async score(
     @Param('context_id') contextId: string,
     @Param('line_item_id') id: string,
@@ -196,7 +226,7 @@ export class LtiServicesController {
   @ApiParam({ name: 'line_item_id', format: 'uuid' })
   @ApiProduces(RESULTS)
   @ApiOkResponse({ description: 'Results; `Link: <...>; rel="next"` while more' })
-  @ApiErrors(401, 403, 404)
+  @LtiProtocolErrors(401, 403, 404)
   async results(
     @Param('context_id') contextId: string,
     @Param('line_item_id') id: string,
@@ -205,11 +235,7 @@ export class LtiServicesController {
   ): Promise<void> {
     await this.answer(res, async () => {
       const access = await this.tokens.access(req.headers.authorization);
-      this.sendPage(
-        res,
-        RESULTS,
-        await this.advantage.results(access, contextId, id, req.query),
-      );
+      this.sendPage(res, RESULTS, await this.advantage.results(access, contextId, id, req.query));
     });
   }
 
@@ -221,15 +247,11 @@ export class LtiServicesController {
   @ApiParam({ name: 'context_id', format: 'uuid' })
   @ApiProduces(MEMBERSHIPS)
   @ApiOkResponse({ description: 'The membership container; `Link: <...>; rel="next"` until the last page' })
-  @ApiErrors(401, 403, 404)
+  @LtiProtocolErrors(401, 403, 404)
   async memberships(@Param('context_id') contextId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     await this.answer(res, async () => {
       const access = await this.tokens.access(req.headers.authorization);
-      this.sendPage(
-        res,
-        MEMBERSHIPS,
-        await this.advantage.memberships(access, contextId, req.query),
-      );
+      this.sendPage(res, MEMBERSHIPS, await this.advantage.memberships(access, contextId, req.query));
     });
   }
 

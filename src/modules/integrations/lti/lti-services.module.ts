@@ -1,5 +1,7 @@
 import { Module } from '@nestjs/common';
+import { EditorModule } from '@/modules/editor/editor.module';
 import { ProgressModule } from '@/modules/progress/progress.module';
+import { LtiDeepLinkingService } from './lti-deep-linking.service';
 import { LtiAdvantageService } from './lti-advantage.service';
 import { LtiModule } from './lti.module';
 import { LtiServicesController } from './lti-services.controller';
@@ -10,9 +12,9 @@ import { LtiTokenService } from './lti-token.service';
  * through the progress area, which itself reaches the catalog that reads lessons' tool links from `LtiModule`.
  */
 @Module({
-  imports: [LtiModule, ProgressModule],
+  imports: [LtiModule, ProgressModule, EditorModule],
   controllers: [LtiServicesController],
-  providers: [LtiTokenService, LtiAdvantageService],
+  providers: [LtiTokenService, LtiAdvantageService, LtiDeepLinkingService],
   exports: [LtiTokenService],
 })
 export class LtiServicesModule {}

@@ -6,6 +6,7 @@ import { LtiLaunchService } from './lti-launch.service';
 import { LtiDeepLinkingStartController, LtiDeploymentsController, LtiLaunchController } from './lti-org.controller';
 import { LtiPublicController } from './lti-public.controller';
 import { LtiToolsService } from './lti-tools.service';
+import { LtiRegistrationsService } from './lti-registrations.service';
 import { LtiActivityPersonalData, LtiToolsPersonalData } from './lti.personal-data';
 import { LtiRepository } from './lti.repository';
 
@@ -26,6 +27,7 @@ import { LtiRepository } from './lti.repository';
     LtiKeysService,
     LtiToolsService,
     LtiLaunchService,
+    LtiRegistrationsService,
     LtiEnabledGuard,
     LtiActivityPersonalData,
     LtiToolsPersonalData,

@@ -15,3 +15,19 @@ export const LTI_TOKEN_TOOL: RateLimitPolicy = {
   durationSeconds: 60,
   key: { describe: 'tool', from: () => null },
 };
+
+/** Dynamic registrations: a tool registers once per attempt. */
+export const LTI_REGISTER_IP: RateLimitPolicy = {
+  name: 'lti.register.ip',
+  points: 30,
+  durationSeconds: 60,
+  key: 'ip',
+};
+
+/** Deep-linking answers come back through the editor's browser. */
+export const LTI_DEEP_LINK_IP: RateLimitPolicy = {
+  name: 'lti.deep_link_return.ip',
+  points: 60,
+  durationSeconds: 60,
+  key: 'ip',
+};

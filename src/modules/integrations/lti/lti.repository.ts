@@ -94,6 +94,14 @@ export interface ContextRow {
   title: string;
 }
 
+/** TypeORM answers an UPDATE ... RETURNING as `[rows, count]`; this gives the rows either way. */
+function updated<T>(result: unknown): T[] {
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
+    return result[0] as T[];
+  }
+  return result as T[];
+}
+
 const TOOL_COLUMNS = `id, name, description, client_id, initiate_login_url, redirect_uris, target_link_uri,
   deep_linking_url, jwks_url, public_jwk, scopes, custom, enabled, registered_by, created_by, created_at, updated_at`;
 
@@ -174,35 +182,39 @@ export class LtiRepository {
   }
 
   async updateTool(id: string, values: ToolValues, now: Date, tx: Tx): Promise<ToolRow | null> {
-    const rows: ToolRow[] = await tx.manager.query(
-      `UPDATE lti_tools SET name = $2, description = $3, initiate_login_url = $4, redirect_uris = $5,
+    const rows = updated<ToolRow>(
+      await tx.manager.query(
+        `UPDATE lti_tools SET name = $2, description = $3, initiate_login_url = $4, redirect_uris = $5,
          target_link_uri = $6, deep_linking_url = $7, jwks_url = $8, public_jwk = $9, scopes = $10, custom = $11,
          enabled = $12, updated_at = $13
        WHERE id = $1 AND deleted_at IS NULL RETURNING ${TOOL_COLUMNS}`,
-      [
-        id,
-        values.name,
-        values.description,
-        values.initiate_login_url,
-        values.redirect_uris,
-        values.target_link_uri,
-        values.deep_linking_url,
-        values.jwks_url,
-        values.public_jwk ? JSON.stringify(values.public_jwk) : null,
-        values.scopes,
-        JSON.stringify(values.custom),
-        values.enabled,
-        now,
-      ],
+        [
+          id,
+          values.name,
+          values.description,
+          values.initiate_login_url,
+          values.redirect_uris,
+          values.target_link_uri,
+          values.deep_linking_url,
+          values.jwks_url,
+          values.public_jwk ? JSON.stringify(values.public_jwk) : null,
+          values.scopes,
+          JSON.stringify(values.custom),
+          values.enabled,
+          now,
+        ],
+      ),
     );
     return rows[0] ?? null;
   }
 
   async softDeleteTool(id: string, now: Date, tx: Tx): Promise<boolean> {
-    const rows: unknown[] = await tx.manager.query(
-      `UPDATE lti_tools SET deleted_at = $2, enabled = false, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL
-       RETURNING id`,
-      [id, now],
+    const rows = updated<{ id: string }>(
+      await tx.manager.query(
+        `UPDATE lti_tools SET deleted_at = $2, enabled = false, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL
+         RETURNING id`,
+        [id, now],
+      ),
     );
     return rows.length > 0;
   }
@@ -261,10 +273,12 @@ export class LtiRepository {
     now: Date,
     tx: Tx,
   ): Promise<DeploymentRow> {
-    const rows: DeploymentRow[] = await tx.manager.query(
-      `UPDATE lti_deployments SET enabled = $3, send_name = $4, send_email = $5, updated_at = $6
-       WHERE organization_id = $1 AND tool_id = $2 RETURNING *`,
-      [organizationId, toolId, values.enabled, values.send_name, values.send_email, now],
+    const rows = updated<DeploymentRow>(
+      await tx.manager.query(
+        `UPDATE lti_deployments SET enabled = $3, send_name = $4, send_email = $5, updated_at = $6
+         WHERE organization_id = $1 AND tool_id = $2 RETURNING *`,
+        [organizationId, toolId, values.enabled, values.send_name, values.send_email, now],
+      ),
     );
     return rows[0];
   }
@@ -556,19 +570,21 @@ export class LtiRepository {
   }
 
   async updateLineItem(id: string, values: LineItemValues): Promise<LineItemRow> {
-    const rows: LineItemRow[] = await this.dataSource.query(
-      `UPDATE lti_line_items SET resource_link_id = $2, label = $3, score_maximum = $4, resource_id = $5, tag = $6,
+    const rows = updated<LineItemRow>(
+      await this.dataSource.query(
+        `UPDATE lti_line_items SET resource_link_id = $2, label = $3, score_maximum = $4, resource_id = $5, tag = $6,
          start_date_time = $7, end_date_time = $8 WHERE id = $1 RETURNING *`,
-      [
-        id,
-        values.resource_link_id,
-        values.label,
-        values.score_maximum,
-        values.resource_id,
-        values.tag,
-        values.start_date_time,
-        values.end_date_time,
-      ],
+        [
+          id,
+          values.resource_link_id,
+          values.label,
+          values.score_maximum,
+          values.resource_id,
+          values.tag,
+          values.start_date_time,
+          values.end_date_time,
+        ],
+      ),
     );
     return rows[0];
   }
@@ -677,6 +693,51 @@ export class LtiRepository {
        ORDER BY m.user_id LIMIT $5`,
       [organizationId, courseId, filter.roles, filter.after, filter.limit],
     );
+  }
+
+  // Dynamic registrations
+
+  async insertRegistration(
+    tokenHash: string,
+    initiationUrl: string,
+    expiresAt: Date,
+    createdBy: string,
+    now: Date,
+  ): Promise<string> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `INSERT INTO lti_registrations (token_hash, initiation_url, expires_at, created_by, created_at)
+       VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+      [tokenHash, initiationUrl, expiresAt, createdBy, now],
+    );
+    return rows[0].id;
+  }
+
+  async registration(id: string): Promise<{
+    id: string;
+    token_hash: string;
+    expires_at: Date;
+    used_at: Date | null;
+    created_by: string | null;
+  } | null> {
+    const rows: {
+      id: string;
+      token_hash: string;
+      expires_at: Date;
+      used_at: Date | null;
+      created_by: string | null;
+    }[] = await this.dataSource.query(
+      `SELECT id, token_hash, expires_at, used_at, created_by FROM lti_registrations WHERE id = $1`,
+      [id],
+    );
+    return rows[0] ?? null;
+  }
+
+  async markRegistrationUsed(id: string, toolId: string, now: Date): Promise<void> {
+    await this.dataSource.query(`UPDATE lti_registrations SET used_at = $2, tool_id = $3 WHERE id = $1`, [
+      id,
+      now,
+      toolId,
+    ]);
   }
 }
 

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, type ApiPropertyOptions, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -22,6 +22,24 @@ import { LTI_SCOPES } from '../lti.constants';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 const present = (_: object, v: unknown): boolean => v !== undefined;
+const JWK_SCHEMA: ApiPropertyOptions = {
+  type: 'object',
+  properties: {
+    kty: { type: 'string', enum: ['RSA'] },
+    n: { type: 'string', maxLength: 1024 },
+    e: { type: 'string', maxLength: 16 },
+    kid: { type: 'string', maxLength: 256 },
+    alg: { type: 'string', enum: ['RS256'] },
+    use: { type: 'string', enum: ['sig'] },
+  },
+  required: ['kty', 'n', 'e'],
+  additionalProperties: false,
+};
+const CUSTOM_SCHEMA: ApiPropertyOptions = {
+  type: 'object',
+  additionalProperties: { type: 'string', maxLength: 256 },
+  maxProperties: 20,
+};
 const URL_DOC = 'https (plain http only to a loopback address outside production), public address, max 2 048';
 
 export class CreateLtiToolDto {
@@ -67,20 +85,24 @@ export class CreateLtiToolDto {
   @MaxLength(2048)
   jwks_url?: string | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true, description: 'An RSA public JWK' })
+  @ApiPropertyOptional({ ...JWK_SCHEMA, nullable: true, description: 'An RSA public JWK' })
   @IsOptional()
   @IsObject()
   public_jwk?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ type: [String], enum: LTI_SCOPES, description: 'AGS and NRPS scopes the tool may ask for' })
+  @ApiPropertyOptional({
+    type: [String],
+    enum: LTI_SCOPES,
+    maxItems: 5,
+    description: 'AGS and NRPS scopes the tool may ask for',
+  })
   @IsOptional()
   @IsArray()
   @IsIn(LTI_SCOPES, { each: true })
   scopes?: string[];
 
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string', maxLength: 256 },
+    ...CUSTOM_SCHEMA,
     description:
       'At most 20 keys `^[a-z0-9_]{1,64}$`; values may use `$User.id`, `$Context.id`, `$ResourceLink.id`, ' +
       '`$Person.name.full`, `$Person.email.primary`',
@@ -137,18 +159,18 @@ export class UpdateLtiToolDto {
   @MaxLength(2048)
   jwks_url?: string | null;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: true, nullable: true })
+  @ApiPropertyOptional({ ...JWK_SCHEMA, nullable: true })
   @IsOptional()
   @IsObject()
   public_jwk?: Record<string, unknown> | null;
 
-  @ApiPropertyOptional({ type: [String], enum: LTI_SCOPES })
+  @ApiPropertyOptional({ type: [String], enum: LTI_SCOPES, maxItems: 5 })
   @ValidateIf(present)
   @IsArray()
   @IsIn(LTI_SCOPES, { each: true })
   scopes?: string[];
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string' } })
+  @ApiPropertyOptional(CUSTOM_SCHEMA)
   @ValidateIf(present)
   @IsObject()
   custom?: Record<string, string>;
@@ -182,12 +204,9 @@ export class LtiToolDto {
   @ApiProperty() target_link_uri!: string;
   @ApiProperty({ nullable: true }) deep_linking_url!: string | null;
   @ApiProperty({ nullable: true }) jwks_url!: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true }) public_jwk!: Record<
-    string,
-    unknown
-  > | null;
+  @ApiProperty({ ...JWK_SCHEMA, nullable: true }) public_jwk!: Record<string, unknown> | null;
   @ApiProperty({ type: [String] }) scopes!: string[];
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) custom!: Record<string, string>;
+  @ApiProperty(CUSTOM_SCHEMA) custom!: Record<string, string>;
   @ApiProperty() enabled!: boolean;
   @ApiProperty({ enum: ['manual', 'dynamic'] }) registered_by!: 'manual' | 'dynamic';
   @ApiProperty({ type: LtiActorDto }) created_by!: LtiActorDto;
@@ -213,7 +232,7 @@ export class LtiKidDto {
 }
 
 export class LtiJwksDto {
-  @ApiProperty({ type: 'array', items: { type: 'object', additionalProperties: true } })
+  @ApiProperty({ type: 'array', items: JWK_SCHEMA as object })
   keys!: Record<string, unknown>[];
 }
 
@@ -292,7 +311,7 @@ export class LessonLtiInputDto {
   @MaxLength(2048)
   url?: string;
 
-  @ApiPropertyOptional({ type: 'object', additionalProperties: { type: 'string', maxLength: 256 } })
+  @ApiPropertyOptional(CUSTOM_SCHEMA)
   @ValidateIf(present)
   @IsObject()
   custom?: Record<string, string>;
@@ -307,7 +326,7 @@ export class LessonLtiInputDto {
 export class LessonLtiDto {
   @ApiProperty({ format: 'uuid' }) tool_id!: string;
   @ApiProperty({ nullable: true }) url!: string | null;
-  @ApiProperty({ type: 'object', additionalProperties: { type: 'string' } }) custom!: Record<string, string>;
+  @ApiProperty(CUSTOM_SCHEMA) custom!: Record<string, string>;
   @ApiProperty({ type: LtiLineItemInputDto, nullable: true }) line_item!: {
     score_maximum: number;
     label?: string;
@@ -325,4 +344,17 @@ export class DeepLinkingQueryDto {
   @ApiProperty({ format: 'uuid', description: 'The tool whose content picker opens' })
   @IsUUID()
   tool_id!: string;
+}
+
+export class StartLtiRegistrationDto {
+  @ApiProperty({ description: "The tool's dynamic-registration URL", maxLength: 2048 })
+  @IsString()
+  @MaxLength(2048)
+  initiation_url!: string;
+}
+
+export class LtiRegistrationDto {
+  @ApiProperty({ format: 'uuid' }) id!: string;
+  @ApiProperty() launch_url!: string;
+  @ApiProperty({ format: 'date-time' }) expires_at!: string;
 }
