@@ -149,12 +149,23 @@ export class Lti1795905889664 implements MigrationInterface {
         created_by uuid NULL REFERENCES users (id) ON DELETE SET NULL,
         created_at timestamptz NOT NULL
       )`);
+    // The `lti_results` report type (extensions-v3 1.6).
+    await q.query(`ALTER TABLE reports DROP CONSTRAINT IF EXISTS reports_type_check`);
+    await q.query(
+      `ALTER TABLE reports ADD CONSTRAINT reports_type_check
+       CHECK (type IN ('progress', 'certificates', 'engagement', 'exams', 'lti_results'))`,
+    );
     await q.query(
       `CREATE INDEX lti_registrations_created_by_idx ON lti_registrations (created_by) WHERE created_by IS NOT NULL`,
     );
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DELETE FROM reports WHERE type = 'lti_results'`);
+    await q.query(`ALTER TABLE reports DROP CONSTRAINT IF EXISTS reports_type_check`);
+    await q.query(
+      `ALTER TABLE reports ADD CONSTRAINT reports_type_check CHECK (type IN ('progress', 'certificates', 'engagement', 'exams'))`,
+    );
     for (const table of [
       'lti_registrations',
       'lti_results',

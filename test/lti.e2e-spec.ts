@@ -3,6 +3,7 @@ import { signIn, type SignedIn, stepUpByEmail } from './support/auth';
 import { LtiKeysService } from '@/modules/integrations/lti/lti-keys.service';
 import { CookieJar, type LtiTool, parseFormPost, startLtiTool } from './support/lti-tool';
 import { addMember, adult, createOrganization } from './support/tenancy';
+import { waitUntil } from './support/wait';
 import { createTestApp, type TestApp } from './support/test-app';
 
 const AGS = 'https://purl.imsglobal.org/spec/lti-ags/scope/';
@@ -288,6 +289,8 @@ describe('LTI 1.3 platform', () => {
         lesson_id: lessonId,
         message_type: 'LtiResourceLinkRequest',
       });
+      const stats = await owner.agent.get(`/api/v1/organizations/${orgA}/stats`).expect(200);
+      expect(stats.body.lti).toEqual({ launches_total: 1, launches_in_period: 1 });
     });
   });
 
@@ -324,6 +327,36 @@ describe('LTI 1.3 platform', () => {
       expect(enrollment[0].status).toBe('completed');
       const [result] = await t.db.query(`SELECT score_given FROM lti_results WHERE user_id = $1`, [learner.user.id]);
       expect(Number(result.score_given)).toBe(3);
+    });
+
+    it('the lti_results report lists the result (owner)', async () => {
+      const requested = await owner.agent
+        .post(`/api/v1/organizations/${orgA}/reports`)
+        .send({ type: 'lti_results', format: 'csv' })
+        .expect(202);
+      await waitUntil(
+        async () => {
+          const res = await owner.agent.get(`/api/v1/organizations/${orgA}/reports/${requested.body.id}`).expect(200);
+          return res.body.status === 'completed' ? true : null;
+        },
+        { what: 'lti_results report' },
+      );
+      const file = await owner.agent
+        .get(`/api/v1/organizations/${orgA}/reports/${requested.body.id}/download`)
+        .buffer(true)
+        .parse((res, done) => {
+          let data = '';
+          res.on('data', (c: Buffer) => (data += c.toString('utf8')));
+          res.on('end', () => done(null, data));
+        })
+        .expect(200);
+      const lines = (file.body as string).split('\r\n');
+      expect(lines[0]).toBe(
+        '\uFEFFuser_id,email,course_id,lesson_id,line_item_label,score,score_maximum,activity_progress,grading_progress,updated_at',
+      );
+      expect(lines[1]).toContain(
+        `${learner.user.id},${learner.email},${courseId},${lessonId},Simulated lab,3,10,Completed,FullyGraded,`,
+      );
     });
 
     it('reads line items and results in the standard media types', async () => {

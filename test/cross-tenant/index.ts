@@ -39,9 +39,10 @@ export const SCOPED_ROUTES: ScopedRoute[] = [
   ...reportRoutes,
   ...statsRoutes,
   ...privacyRoutes,
+  // Before practice: its game question has a 20 s deadline from its setup to its test, and these setups are slow.
+  ...ltiRoutes,
   ...practiceRoutes,
   ...gamificationRoutes,
   ...integrationRoutes,
   ...socialRoutes,
-  ...ltiRoutes,
 ];

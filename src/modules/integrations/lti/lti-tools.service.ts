@@ -279,6 +279,18 @@ export class LtiToolsService {
     );
   }
 
+  /** The organization's launches (its statistics): in all (the 90 days kept) and since `since`. */
+  async launchCounts(
+    organizationId: string,
+    since: Date,
+  ): Promise<{ launches_total: number; launches_in_period: number }> {
+    const [total, inPeriod] = await Promise.all([
+      this.repo.countLaunches(organizationId, null),
+      this.repo.countLaunches(organizationId, since),
+    ]);
+    return { launches_total: total, launches_in_period: inPeriod };
+  }
+
   toDto(r: ToolRow): LtiToolDto {
     return {
       id: r.id,
