@@ -1,6 +1,9 @@
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { signIn, type SignedIn, stepUpByEmail } from './support/auth';
+import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import { LtiKeysService } from '@/modules/integrations/lti/lti-keys.service';
+import { LTI_TOKEN_TOOL } from '@/modules/integrations/lti/lti.rate-limits';
+import { LtiMaintenance } from '@/modules/integrations/lti/lti.schedules';
 import { CookieJar, type LtiTool, parseFormPost, startLtiTool } from './support/lti-tool';
 import { addMember, adult, createOrganization } from './support/tenancy';
 import { waitUntil } from './support/wait';
@@ -455,6 +458,19 @@ describe('LTI 1.3 platform', () => {
       expect(grant.body.error).toBe('unsupported_grant_type');
     });
 
+    it('60 token requests per minute per tool: the 61st is 429 with Retry-After', async () => {
+      await t.app.get(RateLimitService).reset(LTI_TOKEN_TOOL, keyTool.id);
+      const other = (await generateKeyPair('RS256')).privateKey;
+      for (let i = 0; i < 60; i++) {
+        const res = await tokenRequest({ client_assertion: await assertion({}, other) });
+        expect(res.status).toBe(401);
+      }
+      const over = await tokenRequest({ client_assertion: await assertion() }).expect(429);
+      expect(over.body.error).toBe('invalid_request');
+      expect(Number(over.headers['retry-after'])).toBeGreaterThan(0);
+      await t.app.get(RateLimitService).reset(LTI_TOKEN_TOOL, keyTool.id);
+    });
+
     it('a token of a tool without a deployment in the context’s organization gets 404', async () => {
       const ok = await tokenRequest({ client_assertion: await assertion() }).expect(200);
       const token = tool.launches[tool.launches.length - 1];
@@ -711,6 +727,27 @@ describe('LTI 1.3 platform', () => {
       } finally {
         t.clock.reset();
       }
+    });
+  });
+
+  describe('retention', () => {
+    it('the daily prune drops launches after 90 days and expired nonces and tokens', async () => {
+      const before = await t.db.query(`SELECT count(*)::int AS n FROM lti_launches WHERE organization_id = $1`, [orgA]);
+      expect(before[0].n).toBeGreaterThan(0);
+      await t.app.get(LtiMaintenance).prune();
+      const kept = await t.db.query(`SELECT count(*)::int AS n FROM lti_launches WHERE organization_id = $1`, [orgA]);
+      expect(kept[0].n).toBe(before[0].n);
+      t.clock.advance(91 * 24 * 3600 * 1000);
+      try {
+        await t.app.get(LtiMaintenance).prune();
+      } finally {
+        t.clock.reset();
+      }
+      const [left] = await t.db.query(
+        `SELECT (SELECT count(*)::int FROM lti_launches) AS launches, (SELECT count(*)::int FROM lti_used_nonces) AS nonces,
+                (SELECT count(*)::int FROM lti_access_tokens) AS tokens`,
+      );
+      expect(left).toEqual({ launches: 0, nonces: 0, tokens: 0 });
     });
   });
 });

@@ -9,6 +9,7 @@ import { LtiToolsService } from './lti-tools.service';
 import { LtiRegistrationsService } from './lti-registrations.service';
 import { LtiActivityPersonalData, LtiToolsPersonalData } from './lti.personal-data';
 import { LtiRepository } from './lti.repository';
+import { LtiMaintenance } from './lti.schedules';
 
 /**
  * LTI 1.3 Advantage with this service as the platform (extensions-v3 section 1). Depends on no other area's
@@ -31,6 +32,7 @@ import { LtiRepository } from './lti.repository';
     LtiEnabledGuard,
     LtiActivityPersonalData,
     LtiToolsPersonalData,
+    LtiMaintenance,
   ],
   exports: [LtiToolsService, LtiRepository, LtiKeysService, LtiLaunchService],
 })

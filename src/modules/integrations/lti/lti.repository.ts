@@ -739,6 +739,19 @@ export class LtiRepository {
       toolId,
     ]);
   }
+
+  /** Deletes launches older than `launchesBefore` and expired nonces and service tokens; the counts. */
+  async prune(now: Date, launchesBefore: Date): Promise<{ launches: number; nonces: number; tokens: number }> {
+    const count = async (sql: string, param: Date): Promise<number> =>
+      updated<{ n: number }>(
+        await this.dataSource.query(`WITH d AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM d`, [param]),
+      )[0].n;
+    return {
+      launches: await count(`DELETE FROM lti_launches WHERE at < $1`, launchesBefore),
+      nonces: await count(`DELETE FROM lti_used_nonces WHERE expires_at < $1`, now),
+      tokens: await count(`DELETE FROM lti_access_tokens WHERE expires_at < $1`, now),
+    };
+  }
 }
 
 export interface LineItemValues {
