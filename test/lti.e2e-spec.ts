@@ -566,6 +566,10 @@ describe('LTI 1.3 platform', () => {
       await addMember(t, orgA, other.user.id, 'student');
       const path = `/api/v1/organizations/${orgA}/courses/${courseId}/lessons/${lessonId}/lti/launch`;
       expect((await other.agent.get(path).expect(403)).body.error.code).toBe('not_enrolled');
+      // Enrolled, but a minor without guardian consent.
+      await other.agent.post(`/api/v1/organizations/${orgA}/courses/${courseId}/enroll`).expect(201);
+      await t.db.query(`UPDATE users SET age_bracket = 'under_18' WHERE id = $1`, [other.user.id]);
+      expect((await other.agent.get(path).expect(403)).body.error.code).toBe('guardian_consent_required');
 
       await stepUpByEmail(t, owner);
       await owner.agent

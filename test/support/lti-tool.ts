@@ -143,7 +143,14 @@ export async function startLtiTool(dbName: string): Promise<LtiTool> {
     tool.deepLinks.push(token);
     res.send(await provider.DeepLinking.createDeepLinkingForm(token, tool.deepLinkItems, { message: 'Added' }));
   });
-  await provider.deploy({ port, silent: true });
+  // ltijs-sequelize runs its umzug migrations at deploy and logs each one with console.info.
+  const info = console.info;
+  console.info = () => undefined;
+  try {
+    await provider.deploy({ port, silent: true });
+  } finally {
+    console.info = info;
+  }
   return tool;
 }
 

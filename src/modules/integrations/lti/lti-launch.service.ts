@@ -1,10 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { buildInfo } from '@/core/build-info';
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { ApiError } from '@/core/http/api-error';
-import type { Membership } from '@/core/auth/tenancy';
+import { GuardianConsentResolver, type Membership } from '@/core/auth/tenancy';
 import {
   AGS_SCOPES,
   ID_TOKEN_TTL,
@@ -78,6 +78,7 @@ export class LtiLaunchService {
     private readonly keys: LtiKeysService,
     private readonly crypto: CryptoService,
     private readonly clock: Clock,
+    @Optional() @Inject(GuardianConsentResolver) private readonly consent: GuardianConsentResolver | null,
   ) {}
 
   /** The URL of the tool's login initiation for a learner (or staff member) opening the lesson. */
@@ -86,6 +87,11 @@ export class LtiLaunchService {
     if (!target) throw ApiError.notFound();
     if (member.role === 'student' && !(await this.repo.isEnrolled(member.organizationId, member.userId, courseId))) {
       throw ApiError.forbidden('Enroll in the course first.', 'not_enrolled');
+    }
+    // A launch hands the person to a third party: a minor needs their guardian's consent, as for learning's writes.
+    const person = await this.repo.person(member.organizationId, member.userId);
+    if (person?.minor && !(await this.consent?.hasConsent(member.userId, member.organizationId))) {
+      throw ApiError.forbidden('This needs your guardian’s consent first.', 'guardian_consent_required');
     }
     const tool = await this.repo.tool(target.link.tool_id);
     if (!tool || !tool.enabled) throw unavailable();

@@ -74,12 +74,13 @@ export class LtiLaunchController {
       "302 to the tool's login initiation URL (`iss`, `login_hint`, `lti_message_hint`, `target_link_uri`, " +
       '`client_id`, `lti_deployment_id`). An enrolled learner, or the organization’s owners, admins and teachers. ' +
       '409 `lti_tool_unavailable` when the tool or the deployment is disabled. A browser session only (a token of ' +
-      'the organization: 403 `forbidden`), since the tool’s authentication request must come back in it.',
+      'the organization: 403 `forbidden`), since the tool’s authentication request must come back in it. A minor ' +
+      'without guardian consent: 403 `guardian_consent_required`.',
   })
   @ApiParam({ name: 'course_id', format: 'uuid' })
   @ApiParam({ name: 'lesson_id', format: 'uuid' })
   @ApiFoundResponse({ description: "Redirect to the tool's login initiation" })
-  @ApiErrors(404, [403, 'not_enrolled', 'forbidden'], [409, 'lti_tool_unavailable'])
+  @ApiErrors(404, [403, 'not_enrolled', 'forbidden', 'guardian_consent_required'], [409, 'lti_tool_unavailable'])
   async start(
     @CurrentMembership() membership: Membership,
     @CurrentCredential() credential: Credential,
