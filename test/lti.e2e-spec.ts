@@ -387,6 +387,42 @@ describe('LTI 1.3 platform', () => {
     });
   });
 
+  describe('cross-tenant', () => {
+    it('the tool’s token reaches org B’s context while B’s deployment is enabled, 404 once B disables it', async () => {
+      const ownerB = await adult(t);
+      const orgB = await createOrganization(t, ownerB, 'LTI Org B');
+      const learnerB = await adult(t);
+      await addMember(t, orgB, learnerB.user.id, 'student');
+      await learnerB.agent.post(`/api/v1/organizations/${orgB}/courses/${courseId}/enroll`).expect(201);
+      const launchedB = await launch(
+        learnerB,
+        `/api/v1/organizations/${orgB}/courses/${courseId}/lessons/${lessonId}/lti/launch`,
+      );
+      expect(launchedB.status).toBe(200);
+      const tokenB = tool.launches[tool.launches.length - 1];
+      const contextB = (decodeJwt(launchedB.idToken)[`${CLAIM}context`] as { id: string }).id;
+      const contextA = (decodeJwt((await launch(learner)).idToken)[`${CLAIM}context`] as { id: string }).id;
+      expect(contextB).not.toBe(contextA);
+      const rosterB = await tool.provider.NamesAndRoles.getMembers(tokenB, { pages: false });
+      expect(rosterB.members.map((m) => m.user_id)).toEqual([ownerB.user.id, learnerB.user.id].sort());
+
+      await stepUpByEmail(t, ownerB);
+      await ownerB.agent
+        .put(`/api/v1/organizations/${orgB}/lti/deployments/${toolId}`)
+        .send({ enabled: false })
+        .expect(200);
+      await expect(tool.provider.NamesAndRoles.getMembers(tokenB, { pages: false })).rejects.toThrow(/404/);
+      // Org A's context is unaffected.
+      const rosterA = await tool.provider.NamesAndRoles.getMembers(tool.launches[tool.launches.length - 1], {
+        pages: false,
+      });
+      expect(rosterA.members.map((m) => m.user_id)).toContain(learner.user.id);
+      // Org B's routes from org A's owner, and from B's student (too low a role).
+      await owner.agent.get(`/api/v1/organizations/${orgB}/lti/deployments`).expect(404);
+      await learnerB.agent.get(`/api/v1/organizations/${orgB}/lti/deployments`).expect(403);
+    });
+  });
+
   describe('token endpoint (RFC 6749 errors)', () => {
     let keyTool: { id: string; client_id: string };
     let privateKey: CryptoKey;
