@@ -81,6 +81,12 @@ export default {
         '$.paths[?(@property != "/api/v1/calendar/{feed_token}.ics" && @property != "/api/v1/notifications/unsubscribe")]..parameters[?(@ && @.in && @.in.match(/query|path/))].name',
       ],
     },
+    // LTI custom parameters (`custom`, extensions-v3 1.2) are by the LTI Core standard an open map of the tool's own
+    // names to strings: bounded by maxProperties (20) and each value's maxLength, but their keys cannot be listed.
+    'owasp:api3:2023-no-additionalProperties': {
+      ...rule('owasp:api3:2023-no-additionalProperties'),
+      given: '$..[?(@ && @property != "custom" && @.type=="object" && @.additionalProperties)]',
+    },
     // Platform administration uses the same session as everything else, with the platform_admin role, step-up
     // where it matters and an audit entry; a second scheme for /admin paths would only rename the cookie.
     'owasp:api5:2023-admin-security-unique': 'off',

@@ -36,6 +36,7 @@ import { OAuthTokenTenancy1763742000000 } from './1763742000000-OAuthTokenTenanc
 import { Social1763755000000 } from './1763755000000-Social';
 import { SearchVectors1763741700000 } from './1763741700000-SearchVectors';
 import { Tenancy1763741000000 } from './1763741000000-Tenancy';
+import { Lti1795905889664 } from './1795905889664-Lti';
 
 export const MIGRATIONS = [
   Foundation1763740800000,
@@ -71,4 +72,5 @@ export const MIGRATIONS = [
   PublicBadgeIndexes1795908662960,
   TutorQuotaReservations1795909498469,
   Scim1795905905308,
+  Lti1795905889664,
 ];

@@ -48,6 +48,8 @@ import { OpenBadgesModule } from '@/modules/integrations/open-badges/open-badges
 import { WebhooksModule } from '@/modules/integrations/webhooks/webhooks.module';
 import { PasskeysModule } from '@/modules/identity/passkeys/passkeys.module';
 import { ScimModule } from '@/modules/tenancy/scim/scim.module';
+import { LtiModule } from '@/modules/integrations/lti/lti.module';
+import { LtiServicesModule } from '@/modules/integrations/lti/lti-services.module';
 
 @Module({})
 export class AppModule {
@@ -103,6 +105,8 @@ export class AppModule {
         TutorModule,
         PrivacyModule,
         ScimModule,
+        LtiModule,
+        LtiServicesModule,
       ],
     };
   }

@@ -276,6 +276,18 @@ export class EnvSettings {
   @IsInt()
   @Min(0)
   SCIM_TOKEN_PER_MINUTE?: number;
+  /** LTI 1.3 platform routes are on; false answers 404 `feature_disabled` on them (extensions-v3 7). */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  LTI_ENABLED?: boolean;
+
+  /** AGS and NRPS requests per minute per tool (its service tokens together); 0 turns the limit off (benchmarks). */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(0)
+  LTI_SERVICE_PER_MINUTE?: number;
 
   /** `host:port` of the DNS server used for domain verification (default: the system resolver). */
   @IsOptional()
@@ -508,6 +520,7 @@ export interface AppConfig {
     readonly origins: readonly string[];
   };
   readonly scim: { readonly enabled: boolean; readonly tokenPerMinute: number };
+  readonly lti: { readonly enabled: boolean; readonly servicePerMinute: number };
   readonly push: {
     /** Web push keys; null: web push is off (404 `push_disabled`). */
     readonly vapid: { readonly publicKey: string; readonly privateKey: string; readonly subject: string } | null;

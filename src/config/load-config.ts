@@ -158,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       ],
     },
     scim: { enabled: settings.SCIM_ENABLED ?? true, tokenPerMinute: settings.SCIM_TOKEN_PER_MINUTE ?? 1200 },
+    lti: { enabled: settings.LTI_ENABLED ?? true, servicePerMinute: settings.LTI_SERVICE_PER_MINUTE ?? 6000 },
     push: { vapid: vapidSettings(settings), fcm: fcmSettings(settings) },
     emailWebhookSecrets: settings.EMAIL_WEBHOOK_SECRET ?? [],
     ai: {

@@ -7,6 +7,7 @@ import { gamificationRoutes } from './gamification.routes';
 import { integrationRoutes } from './integrations.routes';
 import { invitationRoutes } from './invitations.routes';
 import { learningRoutes } from './learning.routes';
+import { ltiRoutes } from './lti.routes';
 import { memberImportRoutes } from './member-import.routes';
 import { memberRoutes } from './members.routes';
 import { organizationRoutes } from './organizations.routes';
@@ -40,6 +41,8 @@ export const SCOPED_ROUTES: ScopedRoute[] = [
   ...reportRoutes,
   ...statsRoutes,
   ...privacyRoutes,
+  // Before practice: its game question has a 20 s deadline from its setup to its test, and these setups are slow.
+  ...ltiRoutes,
   ...practiceRoutes,
   ...gamificationRoutes,
   ...integrationRoutes,

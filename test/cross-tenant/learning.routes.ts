@@ -10,6 +10,7 @@ export interface LessonSpec {
   content_md?: string;
   estimated_minutes?: number;
   quiz?: QuizInputDto;
+  lti?: { tool_id: string };
 }
 
 export interface CourseSpec extends Partial<Omit<CreateCourseDto, 'title'>> {

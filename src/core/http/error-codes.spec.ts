@@ -71,11 +71,20 @@ describe('error-code catalog against the OpenAPI description', () => {
     expect(named).toBeGreaterThan(500);
   });
 
-  it('every error response uses the envelope, except the OAuth endpoints (RFC bodies and HTML pages)', () => {
+  it('every error response uses the envelope, except the OAuth and LTI protocol endpoints (their standards’ bodies and HTML pages)', () => {
     const others = errorResponses()
       .filter(({ response }) => response.content?.['application/json']?.schema?.$ref !== ENVELOPE)
       .map(({ where }) => where.split(' ')[1]);
     expect([...new Set(others)].sort()).toEqual([
+      '/lti/authorize',
+      '/lti/contexts/{context_id}/lineitems',
+      '/lti/contexts/{context_id}/lineitems/{line_item_id}',
+      '/lti/contexts/{context_id}/lineitems/{line_item_id}/results',
+      '/lti/contexts/{context_id}/lineitems/{line_item_id}/scores',
+      '/lti/contexts/{context_id}/memberships',
+      '/lti/deep-linking/return',
+      '/lti/registrations/{registration_id}/register',
+      '/lti/token',
       '/oauth/authorize',
       '/oauth/authorize/decision',
       '/oauth/register',

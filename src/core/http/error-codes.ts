@@ -158,6 +158,9 @@ export const ERROR_CODES = {
   report_expired: entry(410, 'The report expired'),
   export_expired: entry(410, 'The data export expired'),
   guardian_consent_expired: entry(410, 'The guardian consent link expired'),
+  // LTI 1.3 platform (extensions-v3 1).
+  lti_tool_limit_reached: entry(409, 'The platform has 100 LTI tools'),
+  lti_tool_unavailable: entry(409, 'The LTI tool, or the organization’s deployment of it, is disabled or deleted'),
   ai_quota_exceeded: entry(429, 'An AI quota is reached; `Retry-After` and `X-AI-Quota` say which and until when'),
 } as const satisfies Record<string, ErrorCodeEntry>;
 

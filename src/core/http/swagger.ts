@@ -15,6 +15,7 @@ export const API_TAGS: { name: string; description: string }[] = [
     description:
       'SCIM 2.0 provisioning (RFC 7643/7644) at /scim/v2 with an organization’s SCIM token, and the tokens themselves',
   },
+  { name: 'lti', description: 'LTI 1.3 Advantage platform: tools, deployments, launches, grades and rosters' },
   { name: 'users', description: 'Own account, profile, sessions, two-factor, integrations' },
   { name: 'avatars', description: 'Server-generated, customizable avatars' },
   { name: 'organizations', description: 'Organizations, my organizations, plan usage' },

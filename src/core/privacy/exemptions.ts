@@ -3,6 +3,8 @@
  * such table must be covered by a `@PersonalData` handler (a test walks the schema).
  */
 export const PERSONAL_DATA_EXEMPTIONS: Readonly<Record<string, string>> = {
+  lti_deployments:
+    '`send_email` is an organization’s privacy setting for an LTI tool (a boolean), not an address; no person column.',
   domain_events:
     'Holds only ids (pseudonyms), enums and numbers by catalog rule, and is pruned 30 days after delivery.',
   domain_event_deliveries: 'Delivery bookkeeping per event and subscriber; no person columns beyond the event id.',

@@ -75,9 +75,11 @@ describe('access rules and protocol errors', () => {
           { method: 'delete', path: '/api/v1/me/passkeys/{passkey_id}' },
           { method: 'post', path: '/api/v1/auth/step-up/passkey/options' },
           { method: 'post', path: '/api/v1/auth/step-up/passkey/verify' },
+          // LTI (extensions-v3 1.4): the editor's deep-linking start is bound to the browser session.
+          { method: 'get', path: '/api/v1/editor/courses/{course_id}/lti/deep-linking' },
         ]),
       );
-      expect(marked('x-session-only', 'forbidden')).toHaveLength(25);
+      expect(marked('x-session-only', 'forbidden')).toHaveLength(26);
       expect(marked('x-session-only', 'unauthorized')).toEqual([{ method: 'get', path: '/api/v1/auth/me' }]);
     });
 

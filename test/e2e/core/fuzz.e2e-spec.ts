@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Socket } from 'socket.io-client';
 import type { Response } from 'supertest';
-import { isOAuthProtocolPath, isScimProtocolPath } from '@/core/http/protocol-errors';
+import { isLtiProtocolPath, isOAuthProtocolPath, isScimProtocolPath } from '@/core/http/protocol-errors';
 import { signIn, type SignedIn, stepUpByEmail } from '../../support/auth';
 import { accessCookie, connected, socketTo } from '../../support/realtime';
 import { adult, createOrganization, personalToken } from '../../support/tenancy';
@@ -229,6 +229,12 @@ describe('Fuzz: junk over every documented operation and every /duels event', ()
         : null;
     }
     const json = /json/.test(String(res.headers['content-type'] ?? ''));
+    if (isLtiProtocolPath(path)) {
+      // The standards' bodies: `{error, error_description}` in JSON (token, registration, AGS, NRPS), else HTML.
+      const body = res.body as { error?: unknown; error_description?: unknown };
+      const standard = typeof body?.error === 'string' && typeof body.error_description === 'string';
+      return res.status >= 400 && json && !standard ? `${res.status} not the standard's error body` : null;
+    }
     if (res.status >= 400 && json && !isOAuthProtocolPath(path) && !isEnvelope(res.body)) {
       return `${res.status} not the envelope: ${JSON.stringify(res.body).slice(0, 300)}`;
     }

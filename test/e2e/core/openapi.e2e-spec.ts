@@ -1,3 +1,4 @@
+import { isLtiProtocolPath } from '@/core/http/protocol-errors';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { API_TAGS } from '@/core/http/swagger';
 import { createTestApp, type TestApp } from '../../support/test-app';
@@ -41,7 +42,7 @@ describe('OpenAPI description', () => {
     }
   });
 
-  it('every error response refers to the shared envelope (OAuth and SCIM protocol endpoints excepted, as their RFCs require)', () => {
+  it('every error response refers to the shared envelope (OAuth, SCIM and LTI protocol endpoints excepted, as their RFCs require)', () => {
     for (const [path, method, op] of operations()) {
       for (const [status, response] of Object.entries(op.responses)) {
         if (path.startsWith('/scim/v2/')) {
@@ -52,7 +53,7 @@ describe('OpenAPI description', () => {
           }
           continue;
         }
-        if (!/^[45]/.test(status) || path.startsWith('/api/v1/oauth/')) continue;
+        if (!/^[45]/.test(status) || path.startsWith('/api/v1/oauth/') || isLtiProtocolPath(path)) continue;
         const ref = response.content?.['application/json']?.schema?.$ref;
         expect({ path, method, status, ref }).toEqual({
           path,

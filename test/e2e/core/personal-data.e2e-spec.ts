@@ -253,6 +253,40 @@ describe('personal-data registry (every wave-1 table: export and erasure, extens
        VALUES ($1, $2, gen_random_uuid(), 'member.joined', now(), $3, now())`,
       [org, endpoint.id, JSON.stringify({ user_id: id, role: 'admin' })],
     );
+    // An LTI tool and a dynamic registration they set up as a platform admin; a launch and a result of theirs.
+    const [ltiTool] = await t.db.query(
+      `INSERT INTO lti_tools (name, initiate_login_url, redirect_uris, target_link_uri, jwks_url, registered_by,
+         created_by, created_at, updated_at)
+       VALUES ($1, 'https://tool.example/login', '{https://tool.example/}', 'https://tool.example/',
+         'https://tool.example/keys', 'manual', $2, now(), now()) RETURNING id`,
+      [`Tool of ${name}`, id],
+    );
+    await t.db.query(
+      `INSERT INTO lti_registrations (token_hash, initiation_url, expires_at, created_by, created_at)
+       VALUES ($1, 'https://tool.example/register', now(), $2, now())`,
+      [`registration-${id}`, id],
+    );
+    await t.db.query(
+      `INSERT INTO lti_launches (tool_id, organization_id, user_id, message_type, at)
+       VALUES ($1, $2, $3, 'LtiResourceLinkRequest', now())`,
+      [ltiTool.id, org, id],
+    );
+    const [ltiContext] = await t.db.query(
+      `INSERT INTO lti_contexts (organization_id, course_id) VALUES ($1, $2)
+       ON CONFLICT (organization_id, course_id) DO UPDATE SET course_id = EXCLUDED.course_id RETURNING id`,
+      [org, course.id],
+    );
+    const [ltiItem] = await t.db.query(
+      `INSERT INTO lti_line_items (tool_id, context_id, organization_id, label, score_maximum, created_at)
+       VALUES ($1, $2, $3, 'Lab', 10, now()) RETURNING id`,
+      [ltiTool.id, ltiContext.id, org],
+    );
+    await t.db.query(
+      `INSERT INTO lti_results (line_item_id, user_id, organization_id, score_given, score_maximum, activity_progress,
+         grading_progress, timestamp, updated_at)
+       VALUES ($1, $2, $3, 7, 10, 'Completed', 'FullyGraded', now(), now())`,
+      [ltiItem.id, id, org],
+    );
     const token = await personalToken(t, s, org, 'read');
     // A pending invitation from another organization, with its email code.
     const pending = await t.db.query(

@@ -311,7 +311,7 @@ function reportsCases(storage: 'file' | 's3'): void {
   });
 
   it('builds every type with the spec columns in order', async () => {
-    for (const type of ['certificates', 'engagement', 'exams'] as const) {
+    for (const type of ['certificates', 'engagement', 'exams', 'lti_results'] as const) {
       const r = await request(owner, { type, format: 'csv', filters: { cohort_id: cohort } });
       expect((await finished(owner, r.id)).status).toBe('completed');
       const text = (await download(owner, r.id)).body.toString('utf8');

@@ -299,6 +299,7 @@ describe('courses (the catalog of an organization)', () => {
         content_md: '',
         estimated_minutes: 0,
         completed: false,
+        lti: null,
         previous_lesson_id: publicEs.lessons[0].id,
         next_lesson_id: publicEs.lessons[2].id,
         quiz: {

@@ -1,6 +1,6 @@
 /** The report types of extensions-v2 15.1, their columns (in order) and how each is written. */
 
-export const REPORT_TYPES = ['progress', 'certificates', 'engagement', 'exams'] as const;
+export const REPORT_TYPES = ['progress', 'certificates', 'engagement', 'exams', 'lti_results'] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
 export const REPORT_FORMATS = ['csv', 'xlsx'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -90,6 +90,19 @@ export const REPORT_COLUMNS: Record<ReportType, readonly ReportColumn[]> = {
     bool('flagged'),
     text('flags'),
     text('review_status'),
+  ],
+  // Results LTI tools reported (extensions-v3 1.6).
+  lti_results: [
+    text('user_id'),
+    text('email'),
+    text('course_id'),
+    text('lesson_id'),
+    text('line_item_label'),
+    num('score'),
+    num('score_maximum'),
+    text('activity_progress'),
+    text('grading_progress'),
+    date('updated_at'),
   ],
 };
 

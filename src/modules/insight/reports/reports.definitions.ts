@@ -37,8 +37,20 @@ interface ReportMail {
 }
 
 const TYPE_NAMES = {
-  es: { progress: 'progreso', certificates: 'certificados', engagement: 'participación', exams: 'exámenes' },
-  en: { progress: 'progress', certificates: 'certificates', engagement: 'engagement', exams: 'exams' },
+  es: {
+    progress: 'progreso',
+    certificates: 'certificados',
+    engagement: 'participación',
+    exams: 'exámenes',
+    lti_results: 'resultados de herramientas LTI',
+  },
+  en: {
+    progress: 'progress',
+    certificates: 'certificates',
+    engagement: 'engagement',
+    exams: 'exams',
+    lti_results: 'LTI tool results',
+  },
 } as const;
 
 const typeName = (lang: 'es' | 'en', type: string): string =>

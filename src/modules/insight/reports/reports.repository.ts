@@ -124,6 +124,16 @@ const QUERIES: Record<ReportType, string> = {
     WHERE s.organization_id = $1 AND ${IN_COHORT('s.user_id')} AND ($3::uuid IS NULL OR s.course_id = $3)
       AND ${PERIOD('s.started_at')}
     ORDER BY s.started_at, s.id`,
+  lti_results: `
+    SELECT r.user_id, u.email, x.course_id, i.lesson_id, i.label AS line_item_label, r.score_given AS score,
+      r.score_maximum, r.activity_progress, r.grading_progress, r.updated_at
+    FROM lti_results r
+    JOIN lti_line_items i ON i.id = r.line_item_id
+    JOIN lti_contexts x ON x.id = i.context_id
+    JOIN users u ON u.id = r.user_id
+    WHERE r.organization_id = $1 AND ${IN_COHORT('r.user_id')} AND ($3::uuid IS NULL OR x.course_id = $3)
+      AND ${PERIOD('r.updated_at')}
+    ORDER BY r.updated_at, r.line_item_id, r.user_id`,
 };
 
 @Injectable()

@@ -6,10 +6,11 @@ import { OrganizationStatsController, StatsController } from './stats.controller
 import { LearningActivityPersonalData } from './stats.personal-data';
 import { StatsRepository } from './stats.repository';
 import { StatsService } from './stats.service';
+import { LtiModule } from '@/modules/integrations/lti/lti.module';
 
 /** Statistics (extensions-v2 14) and the hourly learning-activity aggregate they read. */
 @Module({
-  imports: [OrganizationsModule, UsersModule],
+  imports: [OrganizationsModule, UsersModule, LtiModule],
   controllers: [StatsController, OrganizationStatsController],
   providers: [StatsRepository, StatsService, LearningActivitySubscriber, LearningActivityPersonalData],
 })

@@ -8,6 +8,7 @@ import { OrganizationsService } from '@/modules/tenancy/organizations/organizati
 import { UsersService } from '@/modules/identity/users/users.service';
 import type { CourseStatsDto, MeStatsDto, OrganizationStatsDto, PeriodDto, PlatformStatsDto } from './dto/stats.dto';
 import { StatsRepository, toNumber as n } from './stats.repository';
+import { LtiToolsService } from '@/modules/integrations/lti/lti-tools.service';
 
 /** Integer percent, half up; null over nothing (extensions-v2 14). */
 export function rate(part: number, whole: number): number | null {
@@ -57,6 +58,7 @@ export class StatsService {
     private readonly clock: Clock,
     private readonly organizations: OrganizationsService,
     private readonly users: UsersService,
+    private readonly lti: LtiToolsService,
   ) {}
 
   private period(now: Date, zone: string, days: number): { days: string[]; from: Date; dto: PeriodDto } {
@@ -122,6 +124,7 @@ export class StatsService {
       topCourses,
       series,
     } = await this.repository.organization(member.organizationId, cohort, p.from, now, org.timeZone);
+    const launches = await this.lti.launchCounts(member.organizationId, p.from);
     const rows = byDate(series);
     return {
       computed_at: now.toISOString(),
@@ -145,6 +148,7 @@ export class StatsService {
         flagged_in_period: n(s.sessions_flagged),
       },
       flashcards: { reviews_in_period: n(s.reviews_in_period) },
+      lti: launches,
       top_courses: topCourses.map((c) => ({
         course_id: c.course_id as string,
         title: c.title as string,

@@ -10,9 +10,10 @@ import { RatingsRepository } from './ratings.repository';
 import { RatingsService } from './ratings.service';
 import { LessonPassagesService } from './lesson-passages.service';
 import { FullTextPassageRetriever, PassageRetriever } from './passage-retrieval';
+import { LtiModule } from '@/modules/integrations/lti/lti.module';
 
 @Module({
-  imports: [MembersModule],
+  imports: [MembersModule, LtiModule],
   controllers: [CoursesController, RatingsController, MyRatingsController],
   providers: [
     CoursesRepository,

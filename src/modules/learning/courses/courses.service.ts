@@ -9,6 +9,7 @@ import { type Page, toPage } from '@/core/http/pagination';
 import { CatalogService, type ReachableCourse } from './catalog.service';
 import { LearnerState } from './learner-state.port';
 import { CoursesRepository } from './courses.repository';
+import { LtiToolsService } from '@/modules/integrations/lti/lti-tools.service';
 import type {
   CatalogQueryDto,
   CourseCardDto,
@@ -30,6 +31,7 @@ export class CoursesService {
     private readonly clock: Clock,
     private readonly transactions: TransactionRunner,
     private readonly events: DomainEvents,
+    private readonly lti: LtiToolsService,
   ) {}
 
   async list(member: Membership, query: CatalogQueryDto): Promise<Page<CourseCardDto>> {
@@ -86,10 +88,11 @@ export class CoursesService {
     const lesson = await this.catalog.lesson(course.id, lessonId.toLowerCase());
     if (!lesson) throw ApiError.notFound();
     if (!enrollment) throw notEnrolled();
-    const [outline, quiz, completed] = await Promise.all([
+    const [outline, quiz, completed, links] = await Promise.all([
       this.catalog.outline(course.id),
       lesson.has_quiz ? this.catalog.quizOf(lesson.id) : Promise.resolve(null),
       this.learners.completedLessonIds(member.organizationId, member.userId, course.id),
+      this.lti.learnerLinks(member.organizationId, course.id, [lesson.id]),
     ]);
     const index = outline.findIndex((l) => l.id === lesson.id);
     return {
@@ -110,6 +113,7 @@ export class CoursesService {
           options: q.options.map((o) => ({ id: o.id, position: o.position, text: o.text })),
         })),
       },
+      lti: links.get(lesson.id) ?? null,
       previous_lesson_id: outline[index - 1]?.id ?? null,
       next_lesson_id: outline[index + 1]?.id ?? null,
     };

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CoursesModule } from '@/modules/learning/courses/courses.module';
 import { ProgressModule } from '@/modules/learning/progress/progress.module';
+import { LtiModule } from '@/modules/integrations/lti/lti.module';
 import { EditorController } from './editor.controller';
 import { AuthoredCoursesPersonalData } from './editor.personal-data';
 import { EditorRepository } from './editor.repository';
@@ -9,7 +10,7 @@ import { SeoController } from './seo/seo.controller';
 import { SeoService } from './seo/seo.service';
 
 @Module({
-  imports: [CoursesModule, ProgressModule],
+  imports: [CoursesModule, ProgressModule, LtiModule],
   controllers: [EditorController, SeoController],
   providers: [EditorRepository, EditorService, SeoService, AuthoredCoursesPersonalData],
   exports: [EditorService],

@@ -34,6 +34,7 @@ import {
 import { insertAt, moveTo, positionProblem, removeFrom } from './positions';
 import { type QuizDraft, quizProblems } from './quiz-rules';
 import { isValidSlug, numberedSlug, slugFromTitle, suffixedSlug } from './slug';
+import { LtiToolsService } from '@/modules/integrations/lti/lti-tools.service';
 
 const slugTaken = (): ApiError => ApiError.conflict('slug_taken', 'That slug is already in use.');
 const unknownOrganizations = (): ApiError =>
@@ -87,6 +88,7 @@ export class EditorService {
     private readonly clock: Clock,
     private readonly crypto: CryptoService,
     private readonly events: DomainEvents,
+    private readonly lti: LtiToolsService,
   ) {}
 
   async list(query: EditorCourseQueryDto): Promise<Page<EditorCourseSummaryDto>> {
@@ -235,6 +237,7 @@ export class EditorService {
   async createLesson(courseId: string, dto: CreateLessonDto): Promise<EditorLessonDto> {
     const id = idOr404(courseId);
     if (dto.quiz) throwIf(quizProblems(dto.quiz));
+    await this.lti.checkLessonLink(dto.lti);
     const lessonId = await this.transactions.run(async (tx) => {
       const course = await this.editor.lock(id, tx);
       if (!course) throw ApiError.notFound();
@@ -253,6 +256,7 @@ export class EditorService {
         await this.editor.setOrder(id, insertAt(order, created, dto.position), tx);
       }
       if (dto.quiz) await this.editor.replaceQuiz(created, quizValues(dto.quiz), tx);
+      if (dto.lti) await this.lti.saveLessonLink(created, id, dto.lti, tx);
       await this.editor.writeChunks(
         { id: created, course_id: id, title: dto.title, content_md: dto.content_md ?? '', language: course.language },
         tx,
@@ -267,6 +271,7 @@ export class EditorService {
     const id = idOr404(courseId);
     const lid = idOr404(lessonId);
     if (dto.quiz) throwIf(quizProblems(dto.quiz));
+    await this.lti.checkLessonLink(dto.lti);
     await this.transactions.run(async (tx) => {
       const course = await this.editor.lock(id, tx);
       if (!course) throw ApiError.notFound();
@@ -292,6 +297,7 @@ export class EditorService {
       }
       if (dto.quiz === null) await this.editor.deleteQuiz(lid, tx);
       else if (dto.quiz) await this.editor.replaceQuiz(lid, quizValues(dto.quiz), tx);
+      if (dto.lti !== undefined) await this.lti.saveLessonLink(lid, id, dto.lti, tx);
       await this.editor.touch(id, now, tx);
     });
     return this.lessonDto(id, lid);
@@ -440,7 +446,8 @@ export class EditorService {
   }
 
   private async lessonDtos(lessons: EditorLessonRow[]): Promise<EditorLessonDto[]> {
-    const quizzes = await this.catalog.quizzesOf(lessons.map((l) => l.id));
+    const ids = lessons.map((l) => l.id);
+    const [quizzes, links] = await Promise.all([this.catalog.quizzesOf(ids), this.lti.lessonLinks(ids)]);
     return lessons.map((l) => {
       const quiz = quizzes.get(l.id);
       const quizDto: EditorQuizDto | null = quiz
@@ -465,6 +472,7 @@ export class EditorService {
         content_md: l.content_md,
         estimated_minutes: l.estimated_minutes,
         quiz: quizDto,
+        lti: links.get(l.id) ?? null,
         created_at: l.created_at.toISOString(),
         updated_at: l.updated_at.toISOString(),
       };

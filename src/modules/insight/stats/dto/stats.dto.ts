@@ -143,6 +143,11 @@ export class OrgSeriesDto {
   @ApiProperty() enrollments!: number;
   @ApiProperty() completions!: number;
 }
+export class OrgLtiDto {
+  @ApiProperty() launches_total!: number;
+  @ApiProperty() launches_in_period!: number;
+}
+
 export class OrganizationStatsDto {
   @ApiProperty({ format: 'date-time' }) computed_at!: string;
   @ApiProperty({ type: PeriodDto }) period!: PeriodDto;
@@ -152,6 +157,8 @@ export class OrganizationStatsDto {
   @ApiProperty({ type: OrgCertificatesDto }) certificates!: OrgCertificatesDto;
   @ApiProperty({ type: OrgExamsDto }) exams!: OrgExamsDto;
   @ApiProperty({ type: OrgFlashcardsDto }) flashcards!: OrgFlashcardsDto;
+  @ApiProperty({ type: OrgLtiDto, description: 'Launches of LTI tools (extensions-v3 1.3), whole organization' })
+  lti!: OrgLtiDto;
   @ApiProperty({ type: [TopCourseDto], maxItems: 10 }) top_courses!: TopCourseDto[];
   @ApiProperty({ type: [OrgSeriesDto] }) series!: OrgSeriesDto[];
 }

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
+import { LearnerLessonLtiDto } from '@/modules/integrations/lti/dto/lti.dto';
 
 export const LANGUAGES = ['es', 'en'] as const;
 export const LEVELS = ['beginner', 'intermediate', 'advanced'] as const;
@@ -128,6 +129,12 @@ export class LessonDto {
   @ApiProperty({ minimum: 0 }) estimated_minutes!: number;
   @ApiProperty() completed!: boolean;
   @ApiProperty({ type: LearnerQuizDto, nullable: true }) quiz!: LearnerQuizDto | null;
+  @ApiProperty({
+    type: LearnerLessonLtiDto,
+    nullable: true,
+    description: 'The external tool the lesson launches (LTI)',
+  })
+  lti!: LearnerLessonLtiDto | null;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) previous_lesson_id!: string | null;
   @ApiProperty({ type: String, format: 'uuid', nullable: true }) next_lesson_id!: string | null;
 }

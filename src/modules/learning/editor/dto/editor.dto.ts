@@ -23,6 +23,7 @@ import { PageQueryDto } from '@/core/http/pagination';
 import { type Language, LANGUAGES, type Level, LEVELS } from '@/modules/learning/courses/dto/course.dto';
 import { QUIZ_LIMITS } from '@/modules/learning/editor/quiz-rules';
 import { SLUG_PATTERN } from '@/modules/learning/editor/slug';
+import { LessonLtiDto, LessonLtiInputDto } from '@/modules/integrations/lti/dto/lti.dto';
 
 export const VISIBILITIES = ['public', 'restricted'] as const;
 export const STATUSES = ['draft', 'published', 'unpublished'] as const;
@@ -319,6 +320,12 @@ export class CreateLessonDto {
   @ValidateNested()
   @Type(() => QuizInputDto)
   quiz?: QuizInputDto;
+
+  @ApiPropertyOptional({ type: LessonLtiInputDto, description: 'The external tool the lesson launches (LTI 1.3)' })
+  @ValidateIf(present)
+  @ValidateNested()
+  @Type(() => LessonLtiInputDto)
+  lti?: LessonLtiInputDto;
 }
 
 export class UpdateLessonDto {
@@ -359,6 +366,12 @@ export class UpdateLessonDto {
   @ValidateNested()
   @Type(() => QuizInputDto)
   quiz?: QuizInputDto | null;
+
+  @ApiPropertyOptional({ type: LessonLtiInputDto, nullable: true, description: 'The external tool; null removes it' })
+  @ValidateIf((_: object, v: unknown) => v !== undefined && v !== null)
+  @ValidateNested()
+  @Type(() => LessonLtiInputDto)
+  lti?: LessonLtiInputDto | null;
 }
 
 // Responses.
@@ -393,6 +406,8 @@ export class EditorLessonDto {
   @ApiProperty() content_md!: string;
   @ApiProperty({ minimum: 0 }) estimated_minutes!: number;
   @ApiProperty({ type: EditorQuizDto, nullable: true, description: 'With the answers' }) quiz!: EditorQuizDto | null;
+  @ApiProperty({ type: LessonLtiDto, nullable: true, description: 'The external tool the lesson launches' })
+  lti!: LessonLtiDto | null;
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }

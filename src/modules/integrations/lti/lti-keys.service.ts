@@ -1,0 +1,105 @@
+import { Injectable } from '@nestjs/common';
+import { exportJWK, exportPKCS8, generateKeyPair, importPKCS8, type JWK, SignJWT } from 'jose';
+import { Clock } from '@/core/clock/clock';
+import { CryptoService } from '@/core/crypto/crypto.service';
+import { TransactionRunner } from '@/core/database/transaction';
+import { AuditService } from '@/core/audit/audit.service';
+import { RETIRED_KEY_GRACE_MS } from './lti.constants';
+import { LtiRepository, type PlatformKeyRow } from './lti.repository';
+
+type SigningKey = { kid: string; key: CryptoKey };
+
+/**
+ * The platform's RS256 signing keys (extensions-v3 1.1): RSA 2048, created at first use, the private half sealed
+ * with AES-256-GCM under DATA_ENCRYPTION_KEY. Rotation retires the active key; the JWKS keeps a retired key's
+ * public half for 7 days so what it signed still verifies.
+ */
+@Injectable()
+export class LtiKeysService {
+  /** Imported private keys by kid (importing a PKCS#8 key costs more than signing with it). */
+  private readonly imported = new Map<string, Promise<CryptoKey>>();
+
+  constructor(
+    private readonly repo: LtiRepository,
+    private readonly transactions: TransactionRunner,
+    private readonly crypto: CryptoService,
+    private readonly clock: Clock,
+    private readonly audit: AuditService,
+  ) {}
+
+  async jwks(): Promise<{ keys: JWK[] }> {
+    await this.signingKey();
+    const rows = await this.repo.publishedKeys(new Date(this.clock.nowMs() - RETIRED_KEY_GRACE_MS));
+    return { keys: rows.map((r) => ({ ...(r.public_jwk as JWK), kid: r.kid, alg: 'RS256', use: 'sig' })) };
+  }
+
+  /** Signs `claims` as a JWT with the active key (its `kid` in the header); `iat` and `exp` from the Clock. */
+  async sign(claims: Record<string, unknown>, ttlSeconds: number): Promise<string> {
+    const { kid, key } = await this.signingKey();
+    const iat = this.clock.nowSeconds();
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'RS256', kid, typ: 'JWT' })
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + ttlSeconds)
+      .sign(key);
+  }
+
+  async rotate(actorId: string, ip?: string): Promise<{ kid: string }> {
+    const kid = await this.transactions.run(async (tx) => {
+      await this.repo.lockKeys(tx);
+      const now = this.clock.now();
+      await this.repo.retireActiveKeys(now, tx);
+      const row = await this.newKey(now);
+      await this.repo.insertKey(row, tx);
+      await this.audit.record(
+        {
+          action: 'lti_key.rotated',
+          actorId,
+          organizationId: null,
+          targetType: 'lti_key',
+          targetId: null,
+          ip,
+          metadata: { kid: row.kid },
+        },
+        tx,
+      );
+      return row.kid;
+    });
+    return { kid };
+  }
+
+  private async signingKey(): Promise<SigningKey> {
+    let row = await this.repo.activeKey();
+    if (!row) {
+      row = await this.transactions.run(async (tx) => {
+        await this.repo.lockKeys(tx);
+        const existing = await this.repo.activeKey(tx);
+        if (existing) return existing;
+        const created = await this.newKey(this.clock.now());
+        await this.repo.insertKey(created, tx);
+        return { ...created, retired_at: null };
+      });
+    }
+    return { kid: row.kid, key: await this.privateKey(row) };
+  }
+
+  private privateKey(row: PlatformKeyRow): Promise<CryptoKey> {
+    let key = this.imported.get(row.kid);
+    if (!key) {
+      key = importPKCS8(this.crypto.decrypt(row.private_key_sealed), 'RS256');
+      this.imported.set(row.kid, key);
+    }
+    return key;
+  }
+
+  private async newKey(now: Date): Promise<Omit<PlatformKeyRow, 'retired_at'>> {
+    const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
+    const jwk = await exportJWK(publicKey);
+    return {
+      kid: this.crypto.randomToken(16),
+      public_jwk: { kty: jwk.kty, n: jwk.n, e: jwk.e },
+      private_key_sealed: this.crypto.encrypt(await exportPKCS8(privateKey)),
+      created_at: now,
+    };
+  }
+}

@@ -1,0 +1,418 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@/config/app-config';
+import { buildInfo } from '@/core/build-info';
+import { Clock } from '@/core/clock/clock';
+import { CryptoService } from '@/core/crypto/crypto.service';
+import { ApiError } from '@/core/http/api-error';
+import { GuardianConsentResolver, type Membership } from '@/core/auth/tenancy';
+import {
+  AGS_SCOPES,
+  ID_TOKEN_TTL,
+  LOGIN_HINT_TTL,
+  LTI_CLAIM,
+  LTI_SCOPE,
+  type LtiMessageType,
+  ltiRoles,
+  NONCE_TTL,
+  PRODUCT_FAMILY_CODE,
+  DEEP_LINKING_DATA_TTL,
+} from './lti.constants';
+import { LtiKeysService } from './lti-keys.service';
+import { LtiRepository, type ToolRow } from './lti.repository';
+
+/** What the login hint binds: the person, the session, the tool and what is launched. */
+interface LoginHint {
+  m: LtiMessageType;
+  u: string;
+  s: string;
+  t: string;
+  /** organization (resource link launches) */
+  o?: string;
+  /** course */
+  c: string;
+  /** lesson (resource link launches) */
+  l?: string;
+  exp: number;
+}
+
+/** An OIDC error the tool receives at its redirect URI. */
+export class AuthorizeFailure extends Error {
+  constructor(
+    readonly error: 'login_required' | 'invalid_request' | 'unauthorized_client' | 'access_denied',
+    readonly description: string,
+  ) {
+    super(description);
+  }
+}
+
+/** A request the platform cannot answer at a redirect URI (unknown client or unregistered redirect URI): 400 HTML. */
+export class AuthorizeRefusal extends Error {}
+
+export interface AuthorizeParams {
+  scope?: string;
+  response_type?: string;
+  response_mode?: string;
+  prompt?: string;
+  client_id?: string;
+  redirect_uri?: string;
+  login_hint?: string;
+  lti_message_hint?: string;
+  state?: string;
+  nonce?: string;
+}
+
+export interface AuthorizeAnswer {
+  redirectUri: string;
+  fields: Record<string, string>;
+}
+
+/**
+ * The launch (extensions-v3 1.3): the platform's third-party-initiated login toward the tool, then the OIDC
+ * authentication request back from it, answered with a signed id_token posted to the tool's redirect URI.
+ */
+@Injectable()
+export class LtiLaunchService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly repo: LtiRepository,
+    private readonly keys: LtiKeysService,
+    private readonly crypto: CryptoService,
+    private readonly clock: Clock,
+    @Optional() @Inject(GuardianConsentResolver) private readonly consent: GuardianConsentResolver | null,
+  ) {}
+
+  /** The URL of the tool's login initiation for a learner (or staff member) opening the lesson. */
+  async launchUrl(member: Membership, sessionId: string, courseId: string, lessonId: string): Promise<string> {
+    const target = await this.repo.launchTarget(member.organizationId, courseId, lessonId);
+    if (!target) throw ApiError.notFound();
+    if (member.role === 'student' && !(await this.repo.isEnrolled(member.organizationId, member.userId, courseId))) {
+      throw ApiError.forbidden('Enroll in the course first.', 'not_enrolled');
+    }
+    // A launch hands the person to a third party: a minor needs their guardian's consent, as for learning's writes.
+    const person = await this.repo.person(member.organizationId, member.userId);
+    if (person?.minor && !(await this.consent?.hasConsent(member.userId, member.organizationId))) {
+      throw ApiError.forbidden('This needs your guardian’s consent first.', 'guardian_consent_required');
+    }
+    const tool = await this.repo.tool(target.link.tool_id);
+    if (!tool || !tool.enabled) throw unavailable();
+    const deployment = await this.repo.ensureDeployment(member.organizationId, tool.id, this.clock.now());
+    if (!deployment.enabled) throw unavailable();
+    const hint = this.signHint({
+      m: 'LtiResourceLinkRequest',
+      u: member.userId,
+      s: sessionId,
+      t: tool.id,
+      o: member.organizationId,
+      c: courseId,
+      l: lessonId,
+      exp: this.clock.nowSeconds() + LOGIN_HINT_TTL,
+    });
+    return this.loginUrl(tool, hint, lessonId, target.link.url ?? tool.target_link_uri, deployment.deployment_id);
+  }
+
+  /** The URL of the tool's login initiation for an editor choosing content (Deep Linking), default deployment. */
+  async deepLinkingUrl(userId: string, sessionId: string, courseId: string, toolId: string): Promise<string> {
+    const course = await this.repo.course(courseId);
+    if (!course) throw ApiError.notFound();
+    const tool = await this.repo.tool(toolId);
+    if (!tool) throw ApiError.notFound();
+    if (!tool.enabled) throw unavailable();
+    const hint = this.signHint({
+      m: 'LtiDeepLinkingRequest',
+      u: userId,
+      s: sessionId,
+      t: tool.id,
+      c: courseId,
+      exp: this.clock.nowSeconds() + LOGIN_HINT_TTL,
+    });
+    return this.loginUrl(
+      tool,
+      hint,
+      'deep-linking',
+      tool.deep_linking_url ?? tool.target_link_uri,
+      this.defaultDeploymentId(tool),
+    );
+  }
+
+  /**
+   * Checks the tool's authentication request. Throws AuthorizeRefusal when there is no registered redirect URI to
+   * answer at, AuthorizeFailure (answered at the redirect URI) for everything else.
+   */
+  async authorize(
+    params: AuthorizeParams,
+    session: { userId: string; sessionId: string } | null,
+  ): Promise<AuthorizeAnswer> {
+    const tool = params.client_id ? await this.repo.toolByClientId(params.client_id) : null;
+    if (!tool) throw new AuthorizeRefusal('Unknown client_id.');
+    if (!params.redirect_uri || !tool.redirect_uris.includes(params.redirect_uri)) {
+      throw new AuthorizeRefusal('The redirect_uri is not registered for this tool.');
+    }
+    const redirectUri = params.redirect_uri;
+    const state = params.state;
+    try {
+      const fields = await this.idTokenFields(tool, params, session);
+      return { redirectUri, fields: { ...fields, ...(state !== undefined ? { state } : {}) } };
+    } catch (err) {
+      if (err instanceof AuthorizeFailure) {
+        return {
+          redirectUri,
+          fields: {
+            error: err.error,
+            error_description: err.description,
+            ...(state !== undefined ? { state } : {}),
+          },
+        };
+      }
+      throw err;
+    }
+  }
+
+  private async idTokenFields(
+    tool: ToolRow,
+    p: AuthorizeParams,
+    session: { userId: string; sessionId: string } | null,
+  ): Promise<{ id_token: string }> {
+    if (p.scope?.split(' ').includes('openid') !== true)
+      throw new AuthorizeFailure('invalid_request', 'scope must include openid.');
+    if (p.response_type !== 'id_token')
+      throw new AuthorizeFailure('invalid_request', 'response_type must be id_token.');
+    if (p.response_mode !== 'form_post')
+      throw new AuthorizeFailure('invalid_request', 'response_mode must be form_post.');
+    if (p.prompt !== undefined && p.prompt !== 'none')
+      throw new AuthorizeFailure('invalid_request', 'prompt must be none.');
+    if (!p.nonce) throw new AuthorizeFailure('invalid_request', 'nonce is required.');
+    if (!p.login_hint) throw new AuthorizeFailure('invalid_request', 'login_hint is required.');
+    const hint = this.verifyHint(p.login_hint);
+    if (!hint) throw new AuthorizeFailure('invalid_request', 'The login_hint is invalid or expired.');
+    if (hint.t !== tool.id)
+      throw new AuthorizeFailure('unauthorized_client', 'The login_hint was issued to another tool.');
+    if (!session || session.userId !== hint.u || session.sessionId !== hint.s) {
+      throw new AuthorizeFailure('login_required', 'Sign in as the person who started the launch.');
+    }
+    if (!tool.enabled) throw new AuthorizeFailure('access_denied', 'The tool is disabled.');
+    const now = this.clock.now();
+    if (!(await this.repo.useOnce(`auth:${tool.id}`, p.nonce, new Date(now.getTime() + NONCE_TTL * 1000), now))) {
+      throw new AuthorizeFailure('invalid_request', 'The nonce was already used.');
+    }
+    const claims =
+      hint.m === 'LtiResourceLinkRequest'
+        ? await this.resourceLinkClaims(tool, hint)
+        : await this.deepLinkingClaims(tool, hint);
+    const idToken = await this.keys.sign(
+      { iss: this.config.baseUrl, aud: tool.client_id, azp: tool.client_id, sub: hint.u, nonce: p.nonce, ...claims },
+      ID_TOKEN_TTL,
+    );
+    await this.repo.insertLaunch({
+      toolId: tool.id,
+      organizationId: hint.o ?? null,
+      lessonId: hint.l ?? null,
+      userId: hint.u,
+      messageType: hint.m,
+      at: now,
+    });
+    return { id_token: idToken };
+  }
+
+  private async resourceLinkClaims(tool: ToolRow, hint: LoginHint): Promise<Record<string, unknown>> {
+    const organizationId = hint.o as string;
+    const lessonId = hint.l as string;
+    const [target, person, orgName] = await Promise.all([
+      this.repo.launchTarget(organizationId, hint.c, lessonId),
+      this.repo.person(organizationId, hint.u),
+      this.repo.organizationName(organizationId),
+    ]);
+    if (!target || !person) throw new AuthorizeFailure('access_denied', 'The lesson or the membership is gone.');
+    if (target.link.tool_id !== tool.id)
+      throw new AuthorizeFailure('access_denied', 'The lesson no longer uses this tool.');
+    const deployment = await this.repo.ensureDeployment(organizationId, tool.id, this.clock.now());
+    if (!deployment.enabled) throw new AuthorizeFailure('access_denied', 'The deployment is disabled.');
+    const contextId = await this.repo.ensureContext(organizationId, hint.c);
+    const sendName = deployment.send_name && person.name !== null;
+    const sendEmail = deployment.send_email && !person.minor;
+    const vars: Record<string, string | null> = {
+      '$User.id': person.id,
+      '$Context.id': contextId,
+      '$ResourceLink.id': lessonId,
+      '$Person.name.full': sendName ? person.name : null,
+      '$Person.email.primary': sendEmail ? person.email : null,
+    };
+    const custom = substitute({ ...tool.custom, ...target.link.custom }, vars);
+    const services = `${this.config.baseUrl}/api/v1/lti/contexts/${contextId}`;
+    const agsScopes = tool.scopes.filter((s) => AGS_SCOPES.includes(s));
+    const lineItemId =
+      target.link.score_maximum !== null ? await this.lessonLineItemUrl(tool, contextId, organizationId, target) : null;
+    return {
+      [LTI_CLAIM.messageType]: 'LtiResourceLinkRequest',
+      [LTI_CLAIM.version]: '1.3.0',
+      [LTI_CLAIM.deploymentId]: deployment.deployment_id,
+      [LTI_CLAIM.targetLinkUri]: target.link.url ?? tool.target_link_uri,
+      [LTI_CLAIM.resourceLink]: { id: lessonId, title: target.lesson_title },
+      [LTI_CLAIM.roles]: ltiRoles(person.role),
+      [LTI_CLAIM.context]: {
+        id: contextId,
+        label: target.course_slug,
+        title: target.course_title,
+        type: ['http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering'],
+      },
+      [LTI_CLAIM.toolPlatform]: {
+        guid: organizationId,
+        name: orgName,
+        product_family_code: PRODUCT_FAMILY_CODE,
+        version: buildInfo().version,
+      },
+      [LTI_CLAIM.launchPresentation]: {
+        document_target: 'window',
+        return_url: `${this.config.webUrl}/courses/${target.course_slug}/lessons/${lessonId}`,
+        locale: person.locale,
+      },
+      [LTI_CLAIM.custom]: custom,
+      ...(sendName ? nameClaims(person.name as string) : {}),
+      ...(sendEmail ? { email: person.email } : {}),
+      ...(agsScopes.length
+        ? {
+            [LTI_CLAIM.ags]: {
+              scope: agsScopes,
+              lineitems: `${services}/lineitems`,
+              ...(lineItemId ? { lineitem: lineItemId } : {}),
+            },
+          }
+        : {}),
+      ...(tool.scopes.includes(LTI_SCOPE.membership)
+        ? { [LTI_CLAIM.nrps]: { context_memberships_url: `${services}/memberships`, service_versions: ['2.0'] } }
+        : {}),
+    };
+  }
+
+  private async deepLinkingClaims(tool: ToolRow, hint: LoginHint): Promise<Record<string, unknown>> {
+    const [course, user] = await Promise.all([this.repo.course(hint.c), this.repo.user(hint.u)]);
+    if (!course || !user) throw new AuthorizeFailure('access_denied', 'The course is gone.');
+    const data = this.signData({
+      c: hint.c,
+      u: hint.u,
+      t: tool.id,
+      exp: this.clock.nowSeconds() + DEEP_LINKING_DATA_TTL,
+    });
+    return {
+      [LTI_CLAIM.messageType]: 'LtiDeepLinkingRequest',
+      [LTI_CLAIM.version]: '1.3.0',
+      [LTI_CLAIM.deploymentId]: this.defaultDeploymentId(tool),
+      [LTI_CLAIM.targetLinkUri]: tool.deep_linking_url ?? tool.target_link_uri,
+      [LTI_CLAIM.roles]: [
+        'http://purl.imsglobal.org/vocab/lis/v2/membership#ContentDeveloper',
+        'http://purl.imsglobal.org/vocab/lis/v2/institution/person#Administrator',
+      ],
+      [LTI_CLAIM.context]: {
+        id: course.id,
+        label: course.slug,
+        title: course.title,
+        type: ['http://purl.imsglobal.org/vocab/lis/v2/course#CourseOffering'],
+      },
+      [LTI_CLAIM.toolPlatform]: {
+        guid: this.config.baseUrl,
+        product_family_code: PRODUCT_FAMILY_CODE,
+        version: buildInfo().version,
+      },
+      [LTI_CLAIM.deepLinkingSettings]: {
+        deep_link_return_url: `${this.config.baseUrl}/api/v1/lti/deep-linking/return`,
+        accept_types: ['ltiResourceLink'],
+        accept_presentation_document_targets: ['window', 'iframe'],
+        accept_multiple: true,
+        auto_create: true,
+        data,
+      },
+    };
+  }
+
+  /** The line item of a lesson's link in this context (created at first use). */
+  private async lessonLineItemUrl(
+    tool: ToolRow,
+    contextId: string,
+    organizationId: string,
+    target: { lesson_id: string; lesson_title: string; link: { score_maximum: string | null; label: string | null } },
+  ): Promise<string> {
+    const id = await this.repo.ensureLessonLineItem({
+      toolId: tool.id,
+      contextId,
+      organizationId,
+      lessonId: target.lesson_id,
+      label: target.link.label ?? target.lesson_title.slice(0, 120),
+      scoreMaximum: Number(target.link.score_maximum),
+      now: this.clock.now(),
+    });
+    return `${this.config.baseUrl}/api/v1/lti/contexts/${contextId}/lineitems/${id}`;
+  }
+
+  /** The deployment id a dynamically registered tool was told, used where no organization is involved. */
+  defaultDeploymentId(tool: ToolRow): string {
+    return tool.client_id;
+  }
+
+  private loginUrl(
+    tool: ToolRow,
+    hint: string,
+    messageHint: string,
+    targetLinkUri: string,
+    deploymentId: string,
+  ): string {
+    const url = new URL(tool.initiate_login_url);
+    url.searchParams.set('iss', this.config.baseUrl);
+    url.searchParams.set('login_hint', hint);
+    url.searchParams.set('lti_message_hint', messageHint);
+    url.searchParams.set('target_link_uri', targetLinkUri);
+    url.searchParams.set('client_id', tool.client_id);
+    url.searchParams.set('lti_deployment_id', deploymentId);
+    return url.toString();
+  }
+
+  private signHint(hint: LoginHint): string {
+    return this.seal('lti.login_hint', hint);
+  }
+
+  private verifyHint(token: string): LoginHint | null {
+    return this.unseal<LoginHint>('lti.login_hint', token);
+  }
+
+  /** The deep-linking `data` (signed: course, person, tool; 1 hour). */
+  signData(data: { c: string; u: string; t: string; exp: number }): string {
+    return this.seal('lti.deep_linking_data', data);
+  }
+
+  verifyData(token: string): { c: string; u: string; t: string; exp: number } | null {
+    return this.unseal('lti.deep_linking_data', token);
+  }
+
+  private seal(purpose: string, payload: object): string {
+    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${body}.${this.crypto.keyedHash(purpose, body)}`;
+  }
+
+  private unseal<T extends { exp: number }>(purpose: string, token: string): T | null {
+    const [body, mac] = token.split('.');
+    if (!body || !mac || !this.crypto.safeEqual(mac, this.crypto.keyedHash(purpose, body))) return null;
+    try {
+      const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as T;
+      return payload.exp > this.clock.nowSeconds() ? payload : null;
+    } catch {
+      return null;
+    }
+  }
+}
+
+function unavailable(): ApiError {
+  return ApiError.conflict('lti_tool_unavailable', 'The tool, or this organization’s deployment of it, is disabled.');
+}
+
+function nameClaims(full: string): Record<string, string> {
+  const parts = full.trim().split(/\s+/);
+  return { name: full, given_name: parts[0], family_name: parts.length > 1 ? parts.slice(1).join(' ') : '' };
+}
+
+/** Substitution variables (an unknown one, or one withheld by privacy, passes through unchanged). */
+function substitute(custom: Record<string, string>, vars: Record<string, string | null>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(custom)) {
+    const value = vars[v];
+    out[k] = value !== undefined && value !== null ? value : v;
+  }
+  return out;
+}

@@ -1,0 +1,170 @@
+import type { RateLimitPolicy } from '@/core/rate-limit/rate-limit';
+import { Inject, Injectable } from '@nestjs/common';
+import { createRemoteJWKSet, customFetch, decodeJwt, importJWK, type JWK, jwtVerify, type JWTVerifyGetKey } from 'jose';
+import { APP_CONFIG, type AppConfig } from '@/config/app-config';
+import { Clock } from '@/core/clock/clock';
+import { CryptoService } from '@/core/crypto/crypto.service';
+import { ApiError } from '@/core/http/api-error';
+import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
+import { ACCESS_TOKEN_TTL } from './lti.constants';
+import { GuardedNet } from '@/core/net/guarded-net';
+import { ltiFetch } from './lti-outbound';
+import { LtiRepository, type ToolRow } from './lti.repository';
+import { LtiServiceError } from './lti-service-errors';
+import { LTI_TOKEN_TOOL, ltiServiceBudget } from './lti.rate-limits';
+
+const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+const JWKS_CACHE_MS = 5 * 60 * 1000;
+
+export interface ServiceAccess {
+  tool: ToolRow;
+  scopes: string[];
+}
+
+/**
+ * The platform's OAuth 2.0 token endpoint for tools (extensions-v3 1.5): client_credentials with a signed client
+ * assertion (RFC 7523) verified with the tool's key, and the bearer tokens AGS and NRPS accept.
+ */
+@Injectable()
+export class LtiTokenService {
+  /** Each tool's JWKS, cached 5 minutes and fetched again on an unknown `kid` (jose's remote key set). */
+  private readonly remoteKeys = new Map<string, { url: string; keys: JWTVerifyGetKey }>();
+
+  private readonly serviceBudget: RateLimitPolicy | null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly repo: LtiRepository,
+    private readonly crypto: CryptoService,
+    private readonly clock: Clock,
+    private readonly limits: RateLimitService,
+    private readonly net: GuardedNet,
+  ) {
+    this.serviceBudget = config.lti.servicePerMinute > 0 ? ltiServiceBudget(config.lti.servicePerMinute) : null;
+  }
+
+  async token(
+    form: Record<string, unknown>,
+  ): Promise<{ access_token: string; token_type: 'Bearer'; expires_in: number; scope: string }> {
+    const param = (name: string): string | undefined => {
+      const v = form[name];
+      if (v === undefined) return undefined;
+      if (typeof v !== 'string') throw new LtiServiceError(400, 'invalid_request', `${name} must appear once.`);
+      return v;
+    };
+    if (param('grant_type') !== 'client_credentials') {
+      throw new LtiServiceError(400, 'unsupported_grant_type', 'Only client_credentials is supported.');
+    }
+    if (param('client_assertion_type') !== ASSERTION_TYPE) {
+      throw new LtiServiceError(401, 'invalid_client', `client_assertion_type must be ${ASSERTION_TYPE}.`);
+    }
+    const assertion = param('client_assertion');
+    if (!assertion) throw new LtiServiceError(401, 'invalid_client', 'client_assertion is required.');
+    let claimed: string | undefined;
+    try {
+      claimed = decodeJwt(assertion).iss;
+    } catch {
+      throw new LtiServiceError(401, 'invalid_client', 'The client assertion is not a JWT.');
+    }
+    const tool = claimed ? await this.repo.toolByClientId(claimed) : null;
+    if (!tool || !tool.enabled) throw new LtiServiceError(401, 'invalid_client', 'Unknown or disabled client.');
+    try {
+      await this.limits.consume(LTI_TOKEN_TOOL, tool.id);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 429) {
+        throw new LtiServiceError(429, 'invalid_request', 'Too many token requests for this tool.', err.headers ?? {});
+      }
+      throw err;
+    }
+    const payload = await this.verifyAssertion(tool, assertion);
+    const now = this.clock.now();
+    if (typeof payload.exp !== 'number' || payload.exp > this.clock.nowSeconds() + 300 + 5) {
+      throw new LtiServiceError(400, 'invalid_grant', 'The assertion must expire within 5 minutes.');
+    }
+    if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256) {
+      throw new LtiServiceError(400, 'invalid_grant', 'The assertion needs a jti.');
+    }
+    if (!(await this.repo.useOnce(`jti:${tool.id}`, payload.jti, new Date(payload.exp * 1000 + 60_000), now))) {
+      throw new LtiServiceError(400, 'invalid_grant', 'The assertion was already used (jti).');
+    }
+    const asked = (param('scope') ?? '').split(' ').filter(Boolean);
+    const granted = [...new Set(asked.filter((s) => tool.scopes.includes(s)))];
+    if (granted.length === 0)
+      throw new LtiServiceError(400, 'invalid_scope', 'None of the scopes asked is granted to this tool.');
+    const token = this.crypto.randomToken(32);
+    await this.repo.insertAccessToken(
+      this.crypto.sha256(token),
+      tool.id,
+      granted,
+      new Date(now.getTime() + ACCESS_TOKEN_TTL * 1000),
+    );
+    return { access_token: token, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL, scope: granted.join(' ') };
+  }
+
+  /** The tool and scopes of a bearer token (401 `invalid_token` otherwise). */
+  async access(authorization: string | undefined): Promise<ServiceAccess> {
+    const m = /^Bearer ([A-Za-z0-9_-]{20,200})$/.exec(authorization ?? '');
+    if (!m) throw new LtiServiceError(401, 'invalid_token', 'A bearer token from the LTI token endpoint is required.');
+    const row = await this.repo.accessToken(this.crypto.sha256(m[1]), this.clock.now());
+    const tool = row ? await this.repo.tool(row.tool_id) : null;
+    if (!row || !tool || !tool.enabled)
+      throw new LtiServiceError(401, 'invalid_token', 'The token is invalid or expired.');
+    if (this.serviceBudget) {
+      try {
+        await this.limits.consume(this.serviceBudget, tool.id);
+      } catch (err) {
+        if (err instanceof ApiError && err.status === 429) {
+          throw new LtiServiceError(429, 'rate_limited', 'Too many service requests for this tool.', err.headers ?? {});
+        }
+        throw err;
+      }
+    }
+    return { tool, scopes: row.scopes };
+  }
+
+  /** Verifies a JWT the tool signed (client assertion, deep-linking response) with the tool's key. */
+  async verifyToolJwt(tool: ToolRow, jwt: string, audience: string[]): Promise<Record<string, unknown>> {
+    const { payload } = await jwtVerify(jwt, this.keysOf(tool), {
+      algorithms: ['RS256'],
+      issuer: tool.client_id,
+      audience,
+      currentDate: this.clock.now(),
+      clockTolerance: 5,
+      requiredClaims: ['exp'],
+    });
+    return payload;
+  }
+
+  private async verifyAssertion(tool: ToolRow, assertion: string): Promise<{ exp?: number; jti?: unknown }> {
+    try {
+      const payload = await this.verifyToolJwt(tool, assertion, [
+        `${this.config.baseUrl}/api/v1/lti/token`,
+        this.config.baseUrl,
+      ]);
+      if (payload.sub !== tool.client_id) throw new Error('sub must be the client_id');
+      return payload;
+    } catch (err) {
+      const expired = (err as { code?: string }).code === 'ERR_JWT_EXPIRED';
+      if (expired) throw new LtiServiceError(400, 'invalid_grant', 'The client assertion expired.');
+      throw new LtiServiceError(401, 'invalid_client', `The client assertion is not valid: ${(err as Error).message}`);
+    }
+  }
+
+  private keysOf(tool: ToolRow): JWTVerifyGetKey {
+    if (tool.public_jwk) {
+      // One registered key: used whatever `kid` the JWT names (a registered JWK usually has none).
+      const key = importJWK({ ...(tool.public_jwk as JWK), alg: 'RS256' }, 'RS256');
+      return () => key;
+    }
+    const url = tool.jwks_url as string;
+    const cached = this.remoteKeys.get(tool.id);
+    if (cached && cached.url === url) return cached.keys;
+    const keys = createRemoteJWKSet(new URL(url), {
+      cacheMaxAge: JWKS_CACHE_MS,
+      cooldownDuration: 0,
+      [customFetch]: (input: string, init: RequestInit) => ltiFetch(this.net, input, init),
+    });
+    this.remoteKeys.set(tool.id, { url, keys });
+    return keys;
+  }
+}
