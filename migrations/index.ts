@@ -67,10 +67,10 @@ export const MIGRATIONS = [
   CohortDeadlines1763759100000,
   CertificateCounts1763760000000,
   OutboxFillfactor1763763000000,
+  Lti1795905889664,
+  Scim1795905905308,
   Passkeys1795905961059,
   FlashcardReschedulingGameServing1795906293831,
   PublicBadgeIndexes1795908662960,
   TutorQuotaReservations1795909498469,
-  Scim1795905905308,
-  Lti1795905889664,
 ];

@@ -71,7 +71,7 @@ describe('error-code catalog against the OpenAPI description', () => {
     expect(named).toBeGreaterThan(500);
   });
 
-  it('every error response uses the envelope, except the OAuth and LTI protocol endpoints (their standards’ bodies and HTML pages)', () => {
+  it('every error response uses the envelope, except the OAuth, LTI and SCIM protocol endpoints (their standards’ bodies and HTML pages)', () => {
     const others = errorResponses()
       .filter(({ response }) => response.content?.['application/json']?.schema?.$ref !== ENVELOPE)
       .map(({ where }) => where.split(' ')[1]);
@@ -90,6 +90,15 @@ describe('error-code catalog against the OpenAPI description', () => {
       '/oauth/register',
       '/oauth/revoke',
       '/oauth/token',
+      '/scim/v2/Groups',
+      '/scim/v2/Groups/{id}',
+      '/scim/v2/ResourceTypes',
+      '/scim/v2/ResourceTypes/{resource_type}',
+      '/scim/v2/Schemas',
+      '/scim/v2/Schemas/{schema_urn}',
+      '/scim/v2/ServiceProviderConfig',
+      '/scim/v2/Users',
+      '/scim/v2/Users/{id}',
     ]);
   });
 

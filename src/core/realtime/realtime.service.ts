@@ -373,6 +373,10 @@ export class Realtime implements OnApplicationShutdown {
     if (!this.server) return;
     const served = this.server;
     this.server = null;
+    // Socket.IO's close() also closes the HTTP server it is attached to, and Node's http.Server.close() resets the
+    // idle keep-alive connections at once, racing a client that has just picked one for a request. The HTTP
+    // listener is the shutdown's to close (core/http/shutdown.ts): detach it, then close sockets and the engine.
+    (served as unknown as { httpServer?: unknown }).httpServer = undefined;
     await served.close().catch((err: unknown) => this.logger.warn({ err }, 'Closing the Socket.IO server failed'));
   }
 

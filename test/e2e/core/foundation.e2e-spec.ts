@@ -216,6 +216,8 @@ describe('Platform foundation (HTTP core, probes, OpenAPI, queue, mail, audit)',
       expect(doc.components.securitySchemes).toEqual({
         cookieAuth: { type: 'apiKey', in: 'cookie', name: 'access_token' },
         bearer: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+        // The SCIM base (/scim/v2) takes only an organization's SCIM token.
+        scimToken: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
       });
       expect(doc.components.schemas.ErrorEnvelopeDto).toBeDefined();
       expect(doc.paths['/health'].get.security).toEqual([]);

@@ -316,10 +316,26 @@ describe('several machines: two API processes and a worker (5.2)', () => {
     let stopping = false;
     let sent = 0;
     let closeAnswers = 0;
-    // The load balancer of the test: round robin; a refused connection is tried on the next instance.
+    // The load balancer of the test: round robin over the instances whose readiness probe (every 100 ms) last
+    // answered 200, as a balancer's health check does; a refused connection is tried on the next instance.
+    const inRotation = new Set(targets);
+    const probing = (async () => {
+      while (!stopping) {
+        for (const base of targets) {
+          const ok = await fetch(`${base}/ready`).then(
+            (r) => r.status === 200,
+            () => false,
+          );
+          if (ok) inRotation.add(base);
+          else inRotation.delete(base);
+        }
+        await sleep(100);
+      }
+    })();
     const one = async (n: number): Promise<void> => {
-      for (let attempt = 0; attempt < targets.length; attempt++) {
-        const base = targets[(n + attempt) % targets.length];
+      const pool = inRotation.size > 0 ? targets.filter((base) => inRotation.has(base)) : targets;
+      for (let attempt = 0; attempt < pool.length; attempt++) {
+        const base = pool[(n + attempt) % pool.length];
         try {
           const res = await http(base, 'GET', '/api/v1/auth/me', { cookie: reader.cookie, ip: reader.ip });
           if (res.status !== 200) failures.push(`${base} ${res.status} ${res.text.slice(0, 200)}`);
@@ -365,7 +381,7 @@ describe('several machines: two API processes and a worker (5.2)', () => {
     const afterExit = sent;
     await waitUntil(() => sent > afterExit + 40, { what: 'load after the restart' });
     stopping = true;
-    await Promise.all(loops);
+    await Promise.all([...loops, probing]);
     expect(failures).toEqual([]);
     expect(closeAnswers).toBeGreaterThan(0);
     expect(servedBy.get(a.baseUrl)).toBeGreaterThan(0);

@@ -263,7 +263,8 @@ describe('minors', () => {
         if (path.includes('/_probe')) continue;
         for (const method of WRITES) {
           const op = item[method];
-          if (!op || op['x-public'] || op['x-read-operation'] || op['x-minor-access']) continue;
+          // A SCIM token is the directory's credential, never a minor's: /scim/v2 refuses every session (401).
+          if (!op || op['x-public'] || op['x-scim-token'] || op['x-read-operation'] || op['x-minor-access']) continue;
           const url = path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === 'org_id' ? w.orgId : randomUUID()));
           const res = await minor.agent[method](url).set('X-Forwarded-For', w.t.nextIp()).send({});
           const expected = op['x-platform-roles'] ? 'forbidden' : 'credential_read_only';
@@ -556,6 +557,7 @@ describe('minors', () => {
       expect(members).toEqual([expect.objectContaining({ user_id: person.user.id, minor: true })]);
       expect(Object.keys(members[0]).sort()).toEqual([
         'cohort_ids',
+        'directory',
         'email',
         'joined_at',
         'minor',

@@ -349,7 +349,7 @@ export class GamesService {
     const deadline = game.mode === 'speed' ? game.ends_at! : new Date(now.getTime() + QUESTION_MS[game.mode]);
     const ref = await this.games.orderEntry(game.id, number, tx);
     if (ref) {
-      const question = await this.pool.question(ref);
+      const question = await this.pool.question(ref, tx);
       if (!question) return this.end(next, 'questions_exhausted', now, tx);
       await this.games.serve(game.id, number, question, now, deadline, tx);
     } else {

@@ -1,3 +1,4 @@
+import type { Tx } from '@/core/database/transaction';
 import { randomInt } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { Membership } from '@/core/auth/tenancy';
@@ -80,9 +81,11 @@ export class QuestionPoolService {
    */
   async question(
     ref: { course_id: string; lesson_id: string; id: string },
+    tx?: Tx,
     random: RandomInt = randomInt,
   ): Promise<PoolQuestion | null> {
-    const quiz = (await this.catalog.quizzesOf([ref.lesson_id])).get(ref.lesson_id);
+    // Inside the game's transaction: its connection (the embedded database has one) and its snapshot.
+    const quiz = (await this.catalog.quizzesOf([ref.lesson_id], tx)).get(ref.lesson_id);
     const q = quiz?.questions.find((x) => x.id === ref.id);
     if (!q) return null;
     return {
