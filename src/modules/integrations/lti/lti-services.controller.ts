@@ -6,7 +6,7 @@ import { Public } from '@/core/auth/access.decorators';
 import { LtiEnabledGuard } from './lti-enabled.guard';
 import { LtiAdvantageService, type Paged } from './lti-advantage.service';
 import { LtiProtocolErrors, LtiServiceError, sendLtiServiceError } from './lti-service-errors';
-import { LtiTokenService } from './lti-token.service';
+import { type ServiceAccess, LtiTokenService } from './lti-token.service';
 import { DeepLinkingRefusal, LtiDeepLinkingService } from './lti-deep-linking.service';
 import { sendErrorPage } from './lti-html';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
@@ -116,8 +116,7 @@ export class LtiServicesController {
   @ApiOkResponse({ description: 'Line items; `Link: <...>; rel="next"` while more' })
   @LtiProtocolErrors(401, 403, 404)
   async lineItems(@Param('context_id') contextId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.answer(res, async () => {
-      const access = await this.tokens.access(req.headers.authorization);
+    await this.withAccess(req, res, async (access) => {
       this.sendPage(res, LINE_ITEMS, await this.advantage.lineItems(access, contextId, req.query));
     });
   }
@@ -134,8 +133,7 @@ export class LtiServicesController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.answer(res, async () => {
-      const access = await this.tokens.access(req.headers.authorization);
+    await this.withAccess(req, res, async (access) => {
       this.send(res, 201, LINE_ITEM, await this.advantage.createLineItem(access, contextId, await jsonBody(req)));
     });
   }
@@ -153,8 +151,7 @@ export class LtiServicesController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.answer(res, async () => {
-      const access = await this.tokens.access(req.headers.authorization);
+    await this.withAccess(req, res, async (access) => {
       this.send(res, 200, LINE_ITEM, await this.advantage.lineItem(access, contextId, id));
     });
   }
@@ -173,8 +170,7 @@ export class LtiServicesController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.answer(res, async () => {
-      const access = await this.tokens.access(req.headers.authorization);
+    await this.withAccess(req, res, async (access) => {
       this.send(res, 200, LINE_ITEM, await this.advantage.updateLineItem(access, contextId, id, await jsonBody(req)));
     });
   }
@@ -191,8 +187,7 @@ export class LtiServicesController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.answer(res, async () => {
-      const access = await this.tokens.access(req.headers.authorization);
+    await this.withAccess(req, res, async (access) => {
       await this.advantage.deleteLineItem(access, contextId, id);
       res.status(204).end();
     });
@@ -216,8 +211,7 @@ export class LtiServicesController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.answer(res, async () => {
-      const access = await this.tokens.access(req.headers.authorization);
+    await this.withAccess(req, res, async (access) => {
       await this.advantage.score(access, contextId, id, await jsonBody(req));
       res.status(204).end();
     });
@@ -236,8 +230,7 @@ export class LtiServicesController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    await this.answer(res, async () => {
-      const access = await this.tokens.access(req.headers.authorization);
+    await this.withAccess(req, res, async (access) => {
       this.sendPage(res, RESULTS, await this.advantage.results(access, contextId, id, req.query));
     });
   }
@@ -252,8 +245,7 @@ export class LtiServicesController {
   @ApiOkResponse({ description: 'The membership container; `Link: <...>; rel="next"` until the last page' })
   @LtiProtocolErrors(401, 403, 404)
   async memberships(@Param('context_id') contextId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.answer(res, async () => {
-      const access = await this.tokens.access(req.headers.authorization);
+    await this.withAccess(req, res, async (access) => {
       this.sendPage(res, MEMBERSHIPS, await this.advantage.memberships(access, contextId, req.query));
     });
   }
@@ -265,6 +257,11 @@ export class LtiServicesController {
       if (err instanceof LtiServiceError) sendLtiServiceError(res, err);
       else throw err;
     }
+  }
+
+  /** The AGS and NRPS routes: the tool's bearer token first, then the work, errors in the standard's form. */
+  private async withAccess(req: Request, res: Response, work: (access: ServiceAccess) => Promise<void>): Promise<void> {
+    await this.answer(res, async () => work(await this.tokens.access(req.headers.authorization)));
   }
 
   private sendPage(res: Response, type: string, page: Paged<unknown>): void {
