@@ -24,7 +24,10 @@ export class Clock {
   }
 }
 
-/** A clock that stands still until told to move. Used by tests; never bound in production. */
+/**
+ * The real time plus an offset that tests move forward (`advance`): it still runs, so a test comparing two readings
+ * across a second boundary must freeze its own clock. Used by tests; never bound in production.
+ */
 export class ManualClock extends Clock {
   private offsetMs = 0;
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { textQuery } from '@/modules/learning/courses/catalog-sql';
+import { catalogConditions } from '@/modules/learning/courses/catalog-sql';
 import type { RequestKind, RequestStatus } from './dto/public.dto';
 
 export interface PublicCardRow {
@@ -57,23 +57,7 @@ export class PublicRepository {
     page: { limit: number; offset: number },
   ): Promise<{ rows: PublicCardRow[]; total: number }> {
     const params: unknown[] = [];
-    const where = [PUBLIC];
-    if (filter.q) {
-      params.push(filter.q);
-      where.push(`c.search_vector @@ ${textQuery(`$${params.length}`)}`);
-    }
-    if (filter.language) {
-      params.push(filter.language);
-      where.push(`c.language = $${params.length}`);
-    }
-    if (filter.level) {
-      params.push(filter.level);
-      where.push(`c.level = $${params.length}`);
-    }
-    if (filter.tag) {
-      params.push([filter.tag]);
-      where.push(`c.tags @> $${params.length}::text[]`);
-    }
+    const where = [PUBLIC, ...catalogConditions(filter, params)];
     const condition = where.join(' AND ');
     const [rows, count] = await Promise.all([
       this.dataSource.query<PublicCardRow[]>(

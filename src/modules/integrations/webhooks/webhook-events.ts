@@ -1,4 +1,4 @@
-import type { DomainEvent, EventName } from '@/core/events/event-catalog';
+import type { DomainEvent, EventName, EventPayload } from '@/core/events/event-catalog';
 
 /** The event types an endpoint subscribes to (extensions-v2 25.3). `webhook.test` is sent by the test route. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -39,117 +39,57 @@ export type SourceEvent = (typeof SOURCE_EVENTS)[number];
 export type WebhookData = Record<string, string | number | boolean | null>;
 
 /**
- * The webhook type and thin `data` of a domain event (ids, enums, numbers and times; never a name or an email).
+ * How a source event becomes a webhook: its type, the payload fields it carries (picked from the catalog's payload,
+ * so a field the catalog does not define fails to compile) and any constant fields.
+ */
+interface WebhookMapping<N extends SourceEvent> {
+  readonly type: WebhookEventType;
+  readonly fields: readonly (keyof EventPayload<N> & string)[];
+  readonly constant?: WebhookData;
+}
+
+/**
+ * The webhook type and thin `data` of each source event (ids, enums, numbers and times; never a name or an email).
  * Both exam events become `exam.graded`: a session graded (by the learner or at the deadline) and a review that
  * accepted or voided it (`flagged` is then false: the review settled the flag; a voided session has `score` null
  * and `passed` false).
  */
+const WEBHOOK_OF: { readonly [N in SourceEvent]: WebhookMapping<N> } = {
+  'enrollment.created': { type: 'enrollment.created', fields: ['user_id', 'course_id', 'enrolled_at'] },
+  'course.completed': { type: 'course.completed', fields: ['user_id', 'course_id', 'completed_at'] },
+  'certificate.issued': {
+    type: 'certificate.issued',
+    fields: ['certificate_id', 'code', 'type', 'user_id', 'course_id', 'path_id', 'issued_at'],
+  },
+  'certificate.revoked': { type: 'certificate.revoked', fields: ['certificate_id', 'code', 'revoked_at'] },
+  'certificate.reissued': {
+    type: 'certificate.reissued',
+    fields: ['certificate_id', 'code', 'replaced_certificate_id', 'replaced_code'],
+  },
+  'program.completed': { type: 'program.completed', fields: ['user_id', 'path_id', 'completed_at'] },
+  'exam.submitted': {
+    type: 'exam.graded',
+    fields: ['session_id', 'exam_id', 'user_id', 'score', 'passed', 'flagged'],
+  },
+  'exam.reviewed': {
+    type: 'exam.graded',
+    fields: ['session_id', 'exam_id', 'user_id', 'score', 'passed'],
+    constant: { flagged: false },
+  },
+  'member.joined': { type: 'member.joined', fields: ['user_id', 'role'] },
+  'member.left': { type: 'member.left', fields: ['user_id'] },
+  'member.suspended': { type: 'member.suspended', fields: ['user_id'] },
+  'member.reactivated': { type: 'member.reactivated', fields: ['user_id'] },
+  'member.role_changed': { type: 'member.role_changed', fields: ['user_id', 'from', 'to'] },
+};
+
 export function webhookOf(event: DomainEvent<SourceEvent>): { type: WebhookEventType; data: WebhookData } {
-  const e = event as DomainEvent;
-  switch (e.name) {
-    case 'enrollment.created': {
-      const p = (e as DomainEvent<'enrollment.created'>).payload;
-      return {
-        type: 'enrollment.created',
-        data: { user_id: p.user_id, course_id: p.course_id, enrolled_at: p.enrolled_at },
-      };
-    }
-    case 'course.completed': {
-      const p = (e as DomainEvent<'course.completed'>).payload;
-      return {
-        type: 'course.completed',
-        data: { user_id: p.user_id, course_id: p.course_id, completed_at: p.completed_at },
-      };
-    }
-    case 'certificate.issued': {
-      const p = (e as DomainEvent<'certificate.issued'>).payload;
-      return {
-        type: 'certificate.issued',
-        data: {
-          certificate_id: p.certificate_id,
-          code: p.code,
-          type: p.type,
-          user_id: p.user_id,
-          course_id: p.course_id,
-          path_id: p.path_id,
-          issued_at: p.issued_at,
-        },
-      };
-    }
-    case 'certificate.revoked': {
-      const p = (e as DomainEvent<'certificate.revoked'>).payload;
-      return {
-        type: 'certificate.revoked',
-        data: { certificate_id: p.certificate_id, code: p.code, revoked_at: p.revoked_at },
-      };
-    }
-    case 'certificate.reissued': {
-      const p = (e as DomainEvent<'certificate.reissued'>).payload;
-      return {
-        type: 'certificate.reissued',
-        data: {
-          certificate_id: p.certificate_id,
-          code: p.code,
-          replaced_certificate_id: p.replaced_certificate_id,
-          replaced_code: p.replaced_code,
-        },
-      };
-    }
-    case 'program.completed': {
-      const p = (e as DomainEvent<'program.completed'>).payload;
-      return {
-        type: 'program.completed',
-        data: { user_id: p.user_id, path_id: p.path_id, completed_at: p.completed_at },
-      };
-    }
-    case 'exam.submitted': {
-      const p = (e as DomainEvent<'exam.submitted'>).payload;
-      return {
-        type: 'exam.graded',
-        data: {
-          session_id: p.session_id,
-          exam_id: p.exam_id,
-          user_id: p.user_id,
-          score: p.score,
-          passed: p.passed,
-          flagged: p.flagged,
-        },
-      };
-    }
-    case 'exam.reviewed': {
-      const p = (e as DomainEvent<'exam.reviewed'>).payload;
-      return {
-        type: 'exam.graded',
-        data: {
-          session_id: p.session_id,
-          exam_id: p.exam_id,
-          user_id: p.user_id,
-          score: p.score,
-          passed: p.passed,
-          flagged: false,
-        },
-      };
-    }
-    case 'member.joined': {
-      const p = (e as DomainEvent<'member.joined'>).payload;
-      return { type: 'member.joined', data: { user_id: p.user_id, role: p.role } };
-    }
-    case 'member.left': {
-      const p = (e as DomainEvent<'member.left'>).payload;
-      return { type: 'member.left', data: { user_id: p.user_id } };
-    }
-    case 'member.suspended':
-    case 'member.reactivated': {
-      const p = (e as DomainEvent<'member.suspended'>).payload;
-      return { type: e.name, data: { user_id: p.user_id } };
-    }
-    case 'member.role_changed': {
-      const p = (e as DomainEvent<'member.role_changed'>).payload;
-      return { type: 'member.role_changed', data: { user_id: p.user_id, from: p.from, to: p.to } };
-    }
-    default:
-      throw new Error(`Event ${e.name} has no webhook`);
-  }
+  const mapping = WEBHOOK_OF[event.name] as WebhookMapping<SourceEvent> | undefined;
+  if (!mapping) throw new Error(`Event ${event.name} has no webhook`);
+  const payload = event.payload as unknown as Record<string, string | number | boolean | null>;
+  const data: WebhookData = {};
+  for (const field of mapping.fields) data[field] = payload[field];
+  return { type: mapping.type, data: { ...data, ...mapping.constant } };
 }
 
 /** The attempts of a delivery: at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (8 in all). */

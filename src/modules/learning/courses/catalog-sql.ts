@@ -22,6 +22,40 @@ export function textQuery(param: string): string {
     websearch_to_tsquery('english', ${param}) || websearch_to_tsquery('en_unaccent', ${param}))`;
 }
 
+/** The catalog's filters (the organization's catalog and the public one filter alike). */
+export interface CatalogFilter {
+  q?: string;
+  language?: string;
+  level?: string;
+  tag?: string;
+}
+
+/**
+ * The conditions of a catalog filter on the courses alias `c`, each with its parameter appended to `params` (which
+ * may already hold the query's earlier parameters): `q` by full text, `language` and `level` exactly, `tag` by
+ * containment (served by the GIN index on `tags`).
+ */
+export function catalogConditions(filter: CatalogFilter, params: unknown[]): string[] {
+  const where: string[] = [];
+  if (filter.q) {
+    params.push(filter.q);
+    where.push(`c.search_vector @@ ${textQuery(`$${params.length}`)}`);
+  }
+  if (filter.language) {
+    params.push(filter.language);
+    where.push(`c.language = $${params.length}`);
+  }
+  if (filter.level) {
+    params.push(filter.level);
+    where.push(`c.level = $${params.length}`);
+  }
+  if (filter.tag) {
+    params.push([filter.tag]);
+    where.push(`c.tags @> $${params.length}::text[]`);
+  }
+  return where;
+}
+
 /** The text search configuration of a row's language (snippets are cut with the document's own config). */
 export function configOf(alias: string): string {
   return `(CASE ${alias}.language WHEN 'es' THEN 'es_unaccent'::regconfig ELSE 'en_unaccent'::regconfig END)`;

@@ -3,8 +3,7 @@ import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import { isUuid } from '@/core/http/uuid';
-import { textQuery, visibleTo } from './catalog-sql';
-import type { Language, Level } from './dto/course.dto';
+import { catalogConditions, visibleTo, type CatalogFilter } from './catalog-sql';
 import type {
   CardRow,
   CourseRow,
@@ -20,13 +19,6 @@ export interface ChunkRow {
   id: string;
   position: number;
   text: string;
-}
-
-export interface CatalogFilter {
-  q?: string;
-  language?: Language;
-  level?: Level;
-  tag?: string;
 }
 
 export interface RatingRow {
@@ -85,23 +77,7 @@ export class CoursesRepository {
     page: { limit: number; offset: number },
   ): Promise<{ rows: CardRow[]; total: number }> {
     const params: unknown[] = [organizationId];
-    const where = [visibleTo('c', '$1')];
-    if (filter.q) {
-      params.push(filter.q);
-      where.push(`c.search_vector @@ ${textQuery(`$${params.length}`)}`);
-    }
-    if (filter.language) {
-      params.push(filter.language);
-      where.push(`c.language = $${params.length}`);
-    }
-    if (filter.level) {
-      params.push(filter.level);
-      where.push(`c.level = $${params.length}`);
-    }
-    if (filter.tag) {
-      params.push([filter.tag]);
-      where.push(`c.tags @> $${params.length}::text[]`);
-    }
+    const where = [visibleTo('c', '$1'), ...catalogConditions(filter, params)];
     const condition = where.join(' AND ');
     const [rows, count] = await Promise.all([
       this.dataSource.query<CardRow[]>(

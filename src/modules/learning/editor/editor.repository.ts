@@ -5,7 +5,8 @@ import type { Tx } from '@/core/database/transaction';
 import { textQuery } from '@/modules/learning/courses/catalog-sql';
 import type { CourseRow } from '@/modules/learning/courses/courses.types';
 import type { Language } from '@/modules/learning/courses/dto/course.dto';
-import type { CourseStatus, QuestionKind } from './dto/editor.dto';
+import type { CourseStatus } from './dto/editor.dto';
+import type { QuestionKind } from './quiz-rules';
 import { chunkVectorSql, writeLessonChunks } from './lesson-chunks';
 
 /** A course as its authors see it: the catalog's row with its lesson count. */

@@ -19,7 +19,6 @@ import {
   type EditorCourseSummaryDto,
   type EditorLessonDto,
   type EditorQuizDto,
-  KINDS,
   type QuizInputDto,
   type UpdateCourseDto,
   type UpdateLessonDto,
@@ -32,7 +31,7 @@ import {
   type QuizValues,
 } from './editor.repository';
 import { insertAt, moveTo, positionProblem, removeFrom } from './positions';
-import { type QuizDraft, quizProblems } from './quiz-rules';
+import { QUESTION_KINDS, type QuizDraft, quizProblems } from './quiz-rules';
 import { isValidSlug, numberedSlug, slugFromTitle, suffixedSlug } from './slug';
 import { LtiToolsService } from '@/modules/integrations/lti/lti-tools.service';
 
@@ -319,7 +318,8 @@ export class EditorService {
     if (prompt.length < 1 || prompt.length > 2000) {
       problems.push({ field: `${field}.prompt`, message: 'a prompt has 1..2000 characters' });
     }
-    if (!KINDS.includes(question.kind)) problems.push({ field: `${field}.kind`, message: 'unknown question kind' });
+    if (!QUESTION_KINDS.includes(question.kind))
+      problems.push({ field: `${field}.kind`, message: 'unknown question kind' });
     if ((question.explanation ?? '').length > 2000) {
       problems.push({ field: `${field}.explanation`, message: 'an explanation has at most 2000 characters' });
     }

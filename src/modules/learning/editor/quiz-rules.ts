@@ -1,12 +1,17 @@
 import type { ErrorDetail } from '@/core/http/api-error';
 
+/** The kinds of question a quiz or an exam holds (`single`: one correct option; `multiple`: at least one;
+ * `true_false`: two options, one correct). */
+export const QUESTION_KINDS = ['single', 'multiple', 'true_false'] as const;
+export type QuestionKind = (typeof QUESTION_KINDS)[number];
+
 export const QUIZ_LIMITS = { minQuestions: 1, maxQuestions: 50, minOptions: 2, maxOptions: 10 } as const;
 
 export interface QuizDraft {
   passing_score: number;
   questions: {
     prompt: string;
-    kind: 'single' | 'multiple' | 'true_false';
+    kind: QuestionKind;
     options: { text: string; correct: boolean }[];
     explanation?: string | null;
   }[];

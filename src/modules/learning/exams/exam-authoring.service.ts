@@ -7,14 +7,8 @@ import { ApiError, type ErrorDetail } from '@/core/http/api-error';
 import { CatalogService } from '@/modules/learning/courses/catalog.service';
 import { quizProblems } from '@/modules/learning/editor/editor.types';
 import type { PoolQuestion } from './exam-rules';
-import {
-  type CreateExamDto,
-  EXAM_LIMITS,
-  type ExamDto,
-  type ExamListDto,
-  type ExamQuestionInputDto,
-  type UpdateExamDto,
-} from './dto/exam.dto';
+import { type CreateExamDto, EXAM_LIMITS, type ExamDto, type ExamListDto, type UpdateExamDto } from './dto/exam.dto';
+import type { QuestionInputDto } from '@/modules/learning/editor/dto/question.dto';
 import { type ExamRow, ExamsRepository, type ExamValues } from './exams.repository';
 import { isForeignKeyViolation } from '@/core/database/constraint-violation';
 import { idOr404 } from './ids';
@@ -22,7 +16,7 @@ import { idOr404 } from './ids';
 const examInUse = (): ApiError =>
   ApiError.conflict('exam_in_use', 'The exam has sessions: set it back to draft to withdraw it instead.');
 
-function poolOf(questions: ExamQuestionInputDto[]): PoolQuestion[] {
+function poolOf(questions: QuestionInputDto[]): PoolQuestion[] {
   return questions.map((q) => ({
     id: randomUUID(),
     prompt: q.prompt,
@@ -37,7 +31,7 @@ function poolOf(questions: ExamQuestionInputDto[]): PoolQuestion[] {
  * option counts, correct options, distinct texts), the pool holds 1..500 questions, and `questions_per_attempt`
  * is at most the pool.
  */
-function examProblems(values: ExamValues, poolInput: ExamQuestionInputDto[] | null): ErrorDetail[] {
+function examProblems(values: ExamValues, poolInput: QuestionInputDto[] | null): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   if (poolInput) {
     // The quiz rules count 1..50 questions; an exam pool has its own bound (checked by the DTO), so only the

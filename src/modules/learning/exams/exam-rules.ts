@@ -98,7 +98,9 @@ export function isOverdue(deadlineAt: Date, now: Date): boolean {
 
 // The draw (9.3).
 
-export type QuestionKind = 'single' | 'multiple' | 'true_false';
+import type { QuestionKind } from '@/modules/learning/editor/editor.types';
+
+export type { QuestionKind };
 
 export interface PoolQuestion {
   id: string;

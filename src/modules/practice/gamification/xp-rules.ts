@@ -4,21 +4,8 @@ import type { DomainEvent, EventName } from '@/core/events/event-catalog';
  * What each learning fact is worth (extensions-v2 3.2) and what it counts for activity (3.4). Pure: the ledger
  * applies uniqueness, caps and membership.
  */
-export type XpSource =
-  | 'lesson'
-  | 'quiz_pass'
-  | 'course'
-  | 'program'
-  | 'capstone'
-  | 'exam_pass'
-  | 'review'
-  | 'game'
-  | 'duel'
-  | 'daily_reward'
-  | 'mission'
-  | 'challenge';
-
-export const XP_SOURCES: readonly XpSource[] = [
+/** Where XP comes from: the one list (the history's `source` enum documents it). */
+export const XP_SOURCES = [
   'lesson',
   'quiz_pass',
   'course',
@@ -31,7 +18,8 @@ export const XP_SOURCES: readonly XpSource[] = [
   'daily_reward',
   'mission',
   'challenge',
-];
+] as const;
+export type XpSource = (typeof XP_SOURCES)[number];
 
 /** XP that is not "learning": left out of `daily_xp_50` (5.4) and of the `xp` challenge metric (5.6). */
 export const NON_LEARNING_SOURCES: readonly XpSource[] = ['daily_reward', 'mission', 'challenge'];

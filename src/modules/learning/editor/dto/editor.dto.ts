@@ -22,15 +22,14 @@ import { NOT_UUID_SHAPED } from '@/core/http/uuid';
 import { PageQueryDto } from '@/core/http/pagination';
 import { type Language, LANGUAGES, type Level, LEVELS } from '@/modules/learning/courses/dto/course.dto';
 import { QUIZ_LIMITS } from '@/modules/learning/editor/quiz-rules';
+import { QuestionDto, QuestionInputDto } from './question.dto';
 import { SLUG_PATTERN } from '@/modules/learning/editor/slug';
 import { LessonLtiDto, LessonLtiInputDto } from '@/modules/integrations/lti/dto/lti.dto';
 
 export const VISIBILITIES = ['public', 'restricted'] as const;
 export const STATUSES = ['draft', 'published', 'unpublished'] as const;
-export const KINDS = ['single', 'multiple', 'true_false'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 export type CourseStatus = (typeof STATUSES)[number];
-export type QuestionKind = (typeof KINDS)[number];
 
 export const MAX_TAGS = 20;
 export const MAX_ORGANIZATIONS = 1000;
@@ -43,49 +42,6 @@ const present = (_: object, v: unknown): boolean => v !== undefined;
 
 // Inputs.
 
-export class QuizOptionInputDto {
-  @ApiProperty({ minLength: 1, maxLength: 500 })
-  @Transform(trim)
-  @IsString()
-  @Length(1, 500)
-  text!: string;
-
-  @ApiProperty()
-  @IsBoolean()
-  correct!: boolean;
-}
-
-export class QuizQuestionInputDto {
-  @ApiProperty({ minLength: 1, maxLength: 2000 })
-  @Transform(trim)
-  @IsString()
-  @Length(1, 2000)
-  prompt!: string;
-
-  @ApiProperty({
-    enum: KINDS,
-    description:
-      '`single`: exactly one correct option; `multiple`: at least one; `true_false`: two options, one correct',
-  })
-  @IsIn(KINDS)
-  kind!: QuestionKind;
-
-  @ApiProperty({ type: [QuizOptionInputDto], minItems: QUIZ_LIMITS.minOptions, maxItems: QUIZ_LIMITS.maxOptions })
-  @IsArray()
-  @ArrayMinSize(QUIZ_LIMITS.minOptions)
-  @ArrayMaxSize(QUIZ_LIMITS.maxOptions)
-  @ValidateNested({ each: true })
-  @Type(() => QuizOptionInputDto)
-  options!: QuizOptionInputDto[];
-
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 2000, description: 'Shown after a submission' })
-  @IsOptional()
-  @Transform(trim)
-  @IsString()
-  @MaxLength(2000)
-  explanation?: string | null;
-}
-
 export class QuizInputDto {
   @ApiProperty({ minimum: 0, maximum: 100, description: 'Score (percent) needed to pass' })
   @IsInt()
@@ -93,13 +49,13 @@ export class QuizInputDto {
   @Max(100)
   passing_score!: number;
 
-  @ApiProperty({ type: [QuizQuestionInputDto], minItems: QUIZ_LIMITS.minQuestions, maxItems: QUIZ_LIMITS.maxQuestions })
+  @ApiProperty({ type: [QuestionInputDto], minItems: QUIZ_LIMITS.minQuestions, maxItems: QUIZ_LIMITS.maxQuestions })
   @IsArray()
   @ArrayMinSize(QUIZ_LIMITS.minQuestions)
   @ArrayMaxSize(QUIZ_LIMITS.maxQuestions)
   @ValidateNested({ each: true })
-  @Type(() => QuizQuestionInputDto)
-  questions!: QuizQuestionInputDto[];
+  @Type(() => QuestionInputDto)
+  questions!: QuestionInputDto[];
 }
 
 export class CreateCourseDto {
@@ -376,26 +332,10 @@ export class UpdateLessonDto {
 
 // Responses.
 
-export class EditorQuizOptionDto {
-  @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ minimum: 1 }) position!: number;
-  @ApiProperty() text!: string;
-  @ApiProperty() correct!: boolean;
-}
-
-export class EditorQuizQuestionDto {
-  @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ minimum: 1 }) position!: number;
-  @ApiProperty() prompt!: string;
-  @ApiProperty({ enum: KINDS }) kind!: QuestionKind;
-  @ApiProperty({ type: String, nullable: true }) explanation!: string | null;
-  @ApiProperty({ type: [EditorQuizOptionDto] }) options!: EditorQuizOptionDto[];
-}
-
 export class EditorQuizDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ minimum: 0, maximum: 100 }) passing_score!: number;
-  @ApiProperty({ type: [EditorQuizQuestionDto] }) questions!: EditorQuizQuestionDto[];
+  @ApiProperty({ type: [QuestionDto] }) questions!: QuestionDto[];
 }
 
 export class EditorLessonDto {

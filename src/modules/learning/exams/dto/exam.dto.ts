@@ -7,7 +7,6 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
-  IsOptional,
   IsString,
   Length,
   Max,
@@ -16,8 +15,8 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { QUIZ_LIMITS } from '@/modules/learning/editor/editor.types';
-import { type QuestionKind, SHOW_RESULTS, type ShowResults } from '../exam-rules';
+import { QuestionDto, QuestionInputDto } from '@/modules/learning/editor/dto/question.dto';
+import { SHOW_RESULTS, type ShowResults } from '../exam-rules';
 
 export const EXAM_LIMITS = {
   minPool: 1,
@@ -27,61 +26,12 @@ export const EXAM_LIMITS = {
 } as const;
 export const EXAM_STATUSES = ['draft', 'published'] as const;
 export type ExamStatus = (typeof EXAM_STATUSES)[number];
-export const QUESTION_KINDS = ['single', 'multiple', 'true_false'] as const;
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 /** Optional fields may be left out, but not sent as null. */
 const present = (_: object, v: unknown): boolean => v !== undefined;
 
 // Inputs.
-
-export class ExamOptionInputDto {
-  @ApiProperty({ minLength: 1, maxLength: 500 })
-  @Transform(trim)
-  @IsString()
-  @Length(1, 500)
-  text!: string;
-
-  @ApiProperty()
-  @IsBoolean()
-  correct!: boolean;
-}
-
-export class ExamQuestionInputDto {
-  @ApiProperty({ minLength: 1, maxLength: 2000 })
-  @Transform(trim)
-  @IsString()
-  @Length(1, 2000)
-  prompt!: string;
-
-  @ApiProperty({
-    enum: QUESTION_KINDS,
-    description:
-      '`single`: exactly one correct option; `multiple`: at least one; `true_false`: two options, one correct',
-  })
-  @IsIn(QUESTION_KINDS)
-  kind!: QuestionKind;
-
-  @ApiProperty({ type: [ExamOptionInputDto], minItems: QUIZ_LIMITS.minOptions, maxItems: QUIZ_LIMITS.maxOptions })
-  @IsArray()
-  @ArrayMinSize(QUIZ_LIMITS.minOptions)
-  @ArrayMaxSize(QUIZ_LIMITS.maxOptions)
-  @ValidateNested({ each: true })
-  @Type(() => ExamOptionInputDto)
-  options!: ExamOptionInputDto[];
-
-  @ApiPropertyOptional({
-    type: String,
-    nullable: true,
-    maxLength: 2000,
-    description: 'Shown in the corrections when `show_results` is `full`',
-  })
-  @IsOptional()
-  @Transform(trim)
-  @IsString()
-  @MaxLength(2000)
-  explanation?: string | null;
-}
 
 export class ProctoringInputDto {
   @ApiPropertyOptional({ default: false, description: 'Fullscreen exits count as violations' })
@@ -183,13 +133,13 @@ export class CreateExamDto {
   @IsIn(EXAM_STATUSES)
   status?: ExamStatus;
 
-  @ApiProperty({ type: [ExamQuestionInputDto], minItems: EXAM_LIMITS.minPool, maxItems: EXAM_LIMITS.maxPool })
+  @ApiProperty({ type: [QuestionInputDto], minItems: EXAM_LIMITS.minPool, maxItems: EXAM_LIMITS.maxPool })
   @IsArray()
   @ArrayMinSize(EXAM_LIMITS.minPool)
   @ArrayMaxSize(EXAM_LIMITS.maxPool)
   @ValidateNested({ each: true })
-  @Type(() => ExamQuestionInputDto)
-  questions!: ExamQuestionInputDto[];
+  @Type(() => QuestionInputDto)
+  questions!: QuestionInputDto[];
 }
 
 /** Every field optional; the resulting exam must follow the rules of creation. `questions` replaces the pool. */
@@ -267,7 +217,7 @@ export class UpdateExamDto {
   status?: ExamStatus;
 
   @ApiPropertyOptional({
-    type: [ExamQuestionInputDto],
+    type: [QuestionInputDto],
     minItems: EXAM_LIMITS.minPool,
     maxItems: EXAM_LIMITS.maxPool,
     description: 'Replaces the pool (new question and option ids); sessions already started keep their snapshot',
@@ -277,8 +227,8 @@ export class UpdateExamDto {
   @ArrayMinSize(EXAM_LIMITS.minPool)
   @ArrayMaxSize(EXAM_LIMITS.maxPool)
   @ValidateNested({ each: true })
-  @Type(() => ExamQuestionInputDto)
-  questions?: ExamQuestionInputDto[];
+  @Type(() => QuestionInputDto)
+  questions?: QuestionInputDto[];
 }
 
 // Responses.
@@ -287,22 +237,6 @@ export class ProctoringDto {
   @ApiProperty() fullscreen_required!: boolean;
   @ApiProperty({ minimum: 0, maximum: 100 }) max_focus_losses!: number;
   @ApiProperty() flag_paste!: boolean;
-}
-
-export class ExamOptionDto {
-  @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ minimum: 1 }) position!: number;
-  @ApiProperty() text!: string;
-  @ApiProperty() correct!: boolean;
-}
-
-export class ExamQuestionDto {
-  @ApiProperty({ format: 'uuid' }) id!: string;
-  @ApiProperty({ minimum: 1 }) position!: number;
-  @ApiProperty() prompt!: string;
-  @ApiProperty({ enum: QUESTION_KINDS }) kind!: QuestionKind;
-  @ApiProperty({ type: String, nullable: true }) explanation!: string | null;
-  @ApiProperty({ type: [ExamOptionDto] }) options!: ExamOptionDto[];
 }
 
 /** The exam as its editors see it: every setting and the pool with its answers. */
@@ -321,8 +255,8 @@ export class ExamDto {
   @ApiProperty() required_for_completion!: boolean;
   @ApiProperty({ type: ProctoringDto }) proctoring!: ProctoringDto;
   @ApiProperty({ enum: EXAM_STATUSES }) status!: ExamStatus;
-  @ApiProperty({ type: [ExamQuestionDto], description: 'The pool, with the correct options' })
-  questions!: ExamQuestionDto[];
+  @ApiProperty({ type: [QuestionDto], description: 'The pool, with the correct options' })
+  questions!: QuestionDto[];
   @ApiProperty({ format: 'date-time' }) created_at!: string;
   @ApiProperty({ format: 'date-time' }) updated_at!: string;
 }

@@ -29,7 +29,7 @@ import {
   type QuestionKind,
 } from '../exam-rules';
 import { DATE_TIME, UserRefDto } from './exam-card.dto';
-import { QUESTION_KINDS } from './exam.dto';
+import { QUESTION_KINDS } from '@/modules/learning/editor/editor.types';
 
 export const SESSION_STATUSES = ['in_progress', 'submitted'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];

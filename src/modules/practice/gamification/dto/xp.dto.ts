@@ -3,6 +3,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
 import { PersonDto } from '@/modules/tenancy/members/dto/person.dto';
+import { XP_SOURCES } from '../xp-rules';
 
 export class XpDto {
   @ApiProperty({ description: 'XP in this organization' }) xp!: number;
@@ -18,25 +19,10 @@ export class XpDto {
   week_rank!: number | null;
 }
 
-export const XP_SOURCE_VALUES = [
-  'lesson',
-  'quiz_pass',
-  'course',
-  'program',
-  'capstone',
-  'exam_pass',
-  'review',
-  'game',
-  'duel',
-  'daily_reward',
-  'mission',
-  'challenge',
-] as const;
-
 export class XpHistoryEntryDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
   @ApiProperty({ minimum: 1 }) amount!: number;
-  @ApiProperty({ enum: XP_SOURCE_VALUES }) source!: string;
+  @ApiProperty({ enum: XP_SOURCES }) source!: string;
   @ApiProperty({
     description: 'What earned it: a lesson, course, path, exam, review, game or duel id; a date; a mission id',
   })
