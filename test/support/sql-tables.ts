@@ -6,13 +6,13 @@
  * file with the compiler's own parser, tokenizes each one as PostgreSQL does (comments, string constants, dollar
  * quoting, quoted identifiers, placeholders) and follows the clauses that name relations: FROM and JOIN lists,
  * INSERT INTO, UPDATE, DELETE FROM ... USING, MERGE INTO, TRUNCATE, COPY, LOCK TABLE. A name counts only when it is
- * a relation of the live schema (tables, views, functions returning rows), so aliases, CTE names and columns never
+ * a relation of the live schema (tables and views) and not a CTE of the literal, so aliases and columns never
  * do. What it cannot see, it says: a relation named through a `${...}` placeholder is reported as dynamic.
  */
 import * as ts from 'typescript';
 
 export interface SqlReference {
-  /** The relation (table, view or set-returning function), unqualified. */
+  /** The relation (table or view), unqualified. */
   name: string;
   access: 'read' | 'write';
 }
@@ -132,13 +132,11 @@ const JOIN_WORDS = new Set(['join']);
 interface Frame {
   /** 'from' while a FROM/USING list is open at this depth (a comma opens another relation). */
   list: 'from' | null;
-  /** The statement at this depth writes its first relation (INSERT INTO, UPDATE, DELETE FROM, ...). */
-  cteNames: Set<string>;
 }
 
 /**
- * The relations the SQL names. `relations` are the names to recognise (the live schema's tables, views and
- * functions); `writeOnly` are verbs' targets.
+ * The relations the SQL names, each as read or written. `relations` are the names to recognise (the live schema's
+ * tables and views); `dynamic` tells that a relation position held a `${...}` placeholder.
  */
 export function references(
   sql: string,
@@ -180,7 +178,7 @@ export function references(
     }
   }
 
-  const stack: Frame[] = [{ list: null, cteNames }];
+  const stack: Frame[] = [{ list: null }];
   const frame = () => stack[stack.length - 1];
 
   /** Reads a relation at `i` (after skipping noise words); returns the index after it. */
@@ -207,7 +205,7 @@ export function references(
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     if (t.kind === 'punct') {
-      if (t.value === '(') stack.push({ list: null, cteNames });
+      if (t.value === '(') stack.push({ list: null });
       else if (t.value === ')') {
         if (stack.length > 1) stack.pop();
       } else if (t.value === ',' && frame().list === 'from') {

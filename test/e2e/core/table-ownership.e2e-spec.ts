@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { Client } from 'pg';
 import { references } from '../../support/sql-tables';
 import {
@@ -126,6 +126,13 @@ const PENDING: readonly string[] = [
   'tenancy/scim read users',
 ];
 
+/** Files that hold no SQL: the areas' SQL lives in `*.repository.ts` (and the personal-data handlers). */
+const SQL_FREE = /\.(service|controller|subscribers?|jobs|schedules)\.ts$/;
+const SQL_FREE_EXEMPT: Record<string, string> = {
+  'src/modules/platform/health/health.service.ts': 'the readiness probe sends SELECT 1 to the pool itself',
+};
+const CALLS_QUERY = /\.query\s*(<[^(]*?>)?\s*\(/;
+
 /** Tables, views and what each view reads, from a copy of the run's migrated template database. */
 async function liveSchema(): Promise<{ tables: string[]; views: Map<string, string[]> }> {
   const name = `${templateDatabase().replace(/_tpl$/, '')}_own${randomBytes(3).toString('hex')}`;
@@ -210,6 +217,15 @@ describe('table ownership', () => {
     const unexpected = found.filter((v) => !PENDING.includes(key(v))).map(where);
     const stale = PENDING.filter((p) => !found.some((v) => key(v) === p));
     expect({ unexpected, stale }).toEqual({ unexpected: [], stale: [] });
+  });
+
+  it('runs SQL in repositories and personal-data handlers only: no service, controller, subscriber or job calls query()', () => {
+    const offenders = sourceFiles()
+      .map((f) => relative(ROOT, f).split('\\').join('/'))
+      .filter((f) => f.startsWith('src/modules/') && SQL_FREE.test(f) && !(f in SQL_FREE_EXEMPT))
+      .filter((f) => CALLS_QUERY.test(readFileSync(join(ROOT, f), 'utf8')));
+    expect(offenders).toEqual([]);
+    expect(CALLS_QUERY.test('await tx.manager.query<{ n: number }[]>(`SELECT 1`)')).toBe(true);
   });
 
   it('refuses a fixture that writes a foreign table or reads one directly, and accepts the owner view', () => {
