@@ -16,6 +16,7 @@ import { Passkeys1795905961059 } from './1795905961059-Passkeys';
 import { FlashcardReschedulingGameServing1795906293831 } from './1795906293831-FlashcardReschedulingGameServing';
 import { PublicBadgeIndexes1795908662960 } from './1795908662960-PublicBadgeIndexes';
 import { TutorQuotaReservations1795909498469 } from './1795909498469-TutorQuotaReservations';
+import { ReadViews1795917055499 } from './1795917055499-ReadViews';
 import { Scim1795905905308 } from './1795905905308-Scim';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { EmailWebhooks1763754500000 } from './1763754500000-EmailWebhooks';
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   FlashcardReschedulingGameServing1795906293831,
   PublicBadgeIndexes1795908662960,
   TutorQuotaReservations1795909498469,
+  ReadViews1795917055499,
 ];

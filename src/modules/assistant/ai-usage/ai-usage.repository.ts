@@ -209,4 +209,9 @@ export class AiUsageRepository {
   async forgetPerson(userId: string, tx: Tx): Promise<void> {
     await tx.manager.query(`UPDATE ai_usage SET user_id = NULL WHERE user_id = $1`, [userId]);
   }
+
+  /** Serializes the organization's quota decisions until the transaction ends. */
+  async lockQuotas(organizationId: string, tx: Tx): Promise<void> {
+    await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('ai-quota:' || $1, 0))`, [organizationId]);
+  }
 }

@@ -142,7 +142,7 @@ export class AiUsageService {
    * in-flight sums, the check and the reservation are one step for concurrent messages.
    */
   async lockQuotas(organizationId: string, tx: Tx): Promise<void> {
-    await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('ai-quota:' || $1, 0))`, [organizationId]);
+    await this.usage.lockQuotas(organizationId, tx);
   }
 
   /** The organization's AI use this UTC month and when the month ends. */

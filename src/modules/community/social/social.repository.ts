@@ -183,7 +183,7 @@ export class SocialRepository {
       `social.feed.${filter}`,
       `SELECT s.feed_enabled, s.total, d.* FROM (
          SELECT (SELECT m.feed_enabled FROM moderation_settings m WHERE m.organization_id = $1) AS feed_enabled,
-           (SELECT coalesce(sum(c.n), 0)::text FROM feed_counts c JOIN users u ON u.id = c.user_id
+           (SELECT coalesce(sum(c.n), 0)::text FROM feed_counts c JOIN users_read u ON u.id = c.user_id
              WHERE c.organization_id = $1 ${counted} AND c.n > 0 AND ${VISIBLE_COUNT}) AS total
        ) s LEFT JOIN LATERAL (
          SELECT p.*,
@@ -193,7 +193,7 @@ export class SocialRepository {
              ORDER BY array_position(ARRAY['like', 'celebrate', 'insightful', 'support'], r.kind)) AS my_reactions,
            CASE WHEN p.kind = 'post' THEN (SELECT count(*)::int FROM feed_comments k WHERE k.post_id = p.id
              AND k.status = 'published') END AS comments_count
-         FROM (SELECT ${ITEM_COLUMNS} FROM feed_items f JOIN users u ON u.id = f.user_id
+         FROM (SELECT ${ITEM_COLUMNS} FROM feed_items f JOIN users_read u ON u.id = f.user_id
            WHERE f.organization_id = $1 ${kind} AND ${VISIBLE_ITEM}
            ORDER BY f.created_at DESC, f.id DESC LIMIT $3 OFFSET $4) p
        ) d ON true
@@ -211,7 +211,7 @@ export class SocialRepository {
   /** An item as the viewer may see it (the feed's rule), or null. */
   async visibleItem(organizationId: string, viewerId: string, itemId: string, tx?: Tx): Promise<FeedItemRow | null> {
     const rows = await this.db(tx).query<FeedItemRow[]>(
-      `SELECT ${ITEM_COLUMNS} FROM feed_items f JOIN users u ON u.id = f.user_id
+      `SELECT ${ITEM_COLUMNS} FROM feed_items f JOIN users_read u ON u.id = f.user_id
        WHERE f.organization_id = $1 AND f.id = $3 AND ${VISIBLE_ITEM}`,
       [organizationId, viewerId, itemId],
     );
@@ -588,7 +588,7 @@ export class SocialRepository {
            q.reports_count, q.created_at,
            coalesce((SELECT jsonb_agg(jsonb_build_object('reason', r.reason, 'count', r.n) ORDER BY r.n DESC, r.reason)
              FROM open_reports r WHERE r.item_type = q.item_type AND r.item_id = q.item_id), '[]'::jsonb) AS reports
-         FROM q JOIN users u ON u.id = q.user_id WHERE ${where}
+         FROM q JOIN users_read u ON u.id = q.user_id WHERE ${where}
          ORDER BY q.created_at, q.item_id LIMIT $2 OFFSET $3`,
         [organizationId, page.limit, page.offset],
       ),
@@ -615,7 +615,7 @@ export class SocialRepository {
     const [rows, count] = await Promise.all([
       this.db().query<MuteRow[]>(
         `SELECT m.user_id, u.name, m.until, m.reason, m.muted_by, m.created_at
-         FROM member_mutes m JOIN users u ON u.id = m.user_id
+         FROM member_mutes m JOIN users_read u ON u.id = m.user_id
          WHERE m.organization_id = $1 AND m.until > $2 ORDER BY m.created_at DESC, m.user_id LIMIT $3 OFFSET $4`,
         [organizationId, now, page.limit, page.offset],
       ),
@@ -644,7 +644,7 @@ export class SocialRepository {
          ON CONFLICT (organization_id, user_id) DO UPDATE SET until = EXCLUDED.until, reason = EXCLUDED.reason,
            muted_by = EXCLUDED.muted_by, created_at = EXCLUDED.created_at
          RETURNING *)
-       SELECT m.user_id, u.name, m.until, m.reason, m.muted_by, m.created_at FROM m JOIN users u ON u.id = m.user_id`,
+       SELECT m.user_id, u.name, m.until, m.reason, m.muted_by, m.created_at FROM m JOIN users_read u ON u.id = m.user_id`,
       [values.organizationId, values.userId, values.until, values.reason, values.mutedBy, values.now],
     );
     return { row: rows[0], replaced };
@@ -657,5 +657,57 @@ export class SocialRepository {
       [organizationId, userId],
     );
     return rows.length > 0 && rows[0].until > now;
+  }
+
+  // ---- subjects of activity items, through their owners' read views ----
+
+  /** Whether the person's activity may be shown now: a public profile, and not a minor. */
+  async profileShown(userId: string, tx: Tx): Promise<boolean> {
+    const rows = await tx.manager.query<{ shown: boolean }[]>(
+      `SELECT public_profile AND age_bracket IS DISTINCT FROM 'under_18' AS shown FROM users_read WHERE id = $1`,
+      [userId],
+    );
+    return rows[0]?.shown === true;
+  }
+
+  async courseTitle(courseId: string, tx: Tx): Promise<string | null> {
+    const rows = await tx.manager.query<{ title: string }[]>(`SELECT title FROM courses_read WHERE id = $1`, [
+      courseId,
+    ]);
+    return rows[0]?.title ?? null;
+  }
+
+  /** The person's latest award of the badge in the organization. */
+  async latestBadge(
+    organizationId: string,
+    userId: string,
+    code: string,
+    tx: Tx,
+  ): Promise<{ name: string; icon: string | null } | null> {
+    const rows = await tx.manager.query<{ name: string; icon: string | null }[]>(
+      `SELECT name, icon FROM badge_awards_read WHERE organization_id = $1 AND user_id = $2 AND code = $3
+       ORDER BY awarded_at DESC LIMIT 1`,
+      [organizationId, userId, code],
+    );
+    return rows[0] ?? null;
+  }
+
+  async certificate(
+    organizationId: string,
+    certificateId: string,
+    tx: Tx,
+  ): Promise<{ type: string; title: string; replaces_id: string | null } | null> {
+    const rows = await tx.manager.query<{ type: string; title: string; replaces_id: string | null }[]>(
+      `SELECT type, title, replaces_id FROM issued_certificates_read WHERE id = $1 AND organization_id = $2`,
+      [certificateId, organizationId],
+    );
+    return rows[0] ?? null;
+  }
+
+  async pathTitle(pathId: string, tx: Tx): Promise<string | null> {
+    const rows = await tx.manager.query<{ title: string }[]>(`SELECT title FROM learning_paths_read WHERE id = $1`, [
+      pathId,
+    ]);
+    return rows[0]?.title ?? null;
   }
 }

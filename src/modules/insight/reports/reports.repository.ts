@@ -52,16 +52,16 @@ export interface ReportCursor {
 const RECORD = `r.id, r.organization_id, r.type, r.format, r.lang, r.separator, r.filters, r.status, r.rows,
   r.size_bytes, r.error_code, r.file_key, r.requested_by, u.name AS requester_name, r.created_at, r.started_at,
   r.finished_at, r.expires_at`;
-const FROM = `reports r LEFT JOIN users u ON u.id = r.requested_by`;
+const FROM = `reports r LEFT JOIN users_read u ON u.id = r.requested_by`;
 
 /** The cohort names of a person in the organization, `; `-separated (students' places). */
 const COHORTS = (org: string, user: string): string =>
-  `(SELECT string_agg(ch.name, '; ' ORDER BY ch.name) FROM cohort_members cm JOIN cohorts ch ON ch.id = cm.cohort_id
+  `(SELECT string_agg(ch.name, '; ' ORDER BY ch.name) FROM cohort_members_read cm JOIN cohorts_read ch ON ch.id = cm.cohort_id
     WHERE cm.organization_id = ${org} AND cm.user_id = ${user} AND cm.role = 'student')`;
 
 /** The person is a student of the cohort $2 (when given). */
 const IN_COHORT = (user: string): string =>
-  `($2::uuid IS NULL OR EXISTS (SELECT 1 FROM cohort_members f WHERE f.organization_id = $1 AND f.cohort_id = $2
+  `($2::uuid IS NULL OR EXISTS (SELECT 1 FROM cohort_members_read f WHERE f.organization_id = $1 AND f.cohort_id = $2
     AND f.user_id = ${user} AND f.role = 'student'))`;
 
 const PERIOD = (column: string): string =>
@@ -77,11 +77,11 @@ const QUERIES: Record<ReportType, string> = {
       co.title AS course_title, e.enrolled_at, e.status,
       CASE WHEN lt.total = 0 THEN 0 ELSE round(100.0 * lc.done / lt.total)::int END AS percent,
       lc.done AS lessons_completed, lt.total AS lessons_total, e.completed_at, e.last_activity_at
-    FROM enrollments e
-    JOIN users u ON u.id = e.user_id
-    JOIN courses co ON co.id = e.course_id
-    CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM lessons l WHERE l.course_id = e.course_id) lt
-    CROSS JOIN LATERAL (SELECT count(*)::int AS done FROM lesson_completions x
+    FROM enrollments_read e
+    JOIN users_read u ON u.id = e.user_id
+    JOIN courses_read co ON co.id = e.course_id
+    CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM lessons_read l WHERE l.course_id = e.course_id) lt
+    CROSS JOIN LATERAL (SELECT count(*)::int AS done FROM lesson_completions_read x
       WHERE x.organization_id = e.organization_id AND x.user_id = e.user_id AND x.course_id = e.course_id) lc
     WHERE e.organization_id = $1 AND ${IN_COHORT('e.user_id')} AND ($3::uuid IS NULL OR e.course_id = $3)
       AND ${PERIOD('e.enrolled_at')}
@@ -89,7 +89,7 @@ const QUERIES: Record<ReportType, string> = {
   certificates: `
     SELECT c.code, c.status, c.type, c.holder_name, c.user_id, c.title, c.course_id, c.path_id, c.cohort_id,
       c.issued_at, c.revoked_at, c.revoke_reason, r.code AS replaced_by_code
-    FROM issued_certificates c LEFT JOIN issued_certificates r ON r.id = c.replaced_by_id
+    FROM issued_certificates_read c LEFT JOIN issued_certificates_read r ON r.id = c.replaced_by_id
     WHERE c.organization_id = $1 AND ${IN_COHORT('c.user_id')} AND ($3::uuid IS NULL OR c.course_id = $3)
       AND ${PERIOD('c.issued_at')}
     ORDER BY c.issued_at, c.id`,
@@ -98,16 +98,16 @@ const QUERIES: Record<ReportType, string> = {
       NULL::int AS xp_in_period, NULL::int AS xp_total, NULL::int AS level, NULL::int AS streak_current,
       coalesce(a.active_days, 0) AS active_days_in_period, coalesce(a.lessons, 0) AS lessons_completed_in_period,
       coalesce(a.reviews, 0) AS reviews_in_period, to_char(la.last_hour AT TIME ZONE $6, 'YYYY-MM-DD') AS last_active_on
-    FROM memberships m
-    JOIN users u ON u.id = m.user_id
+    FROM memberships_read m
+    JOIN users_read u ON u.id = m.user_id
     LEFT JOIN LATERAL (SELECT count(DISTINCT (h.hour AT TIME ZONE $6)::date)::int AS active_days,
         sum(h.lessons_completed)::int AS lessons, sum(h.reviews)::int AS reviews
-      FROM learning_activity_hourly h
+      FROM learning_activity_hourly_read h
       WHERE h.organization_id = m.organization_id AND h.user_id = m.user_id AND ${PERIOD('h.hour')}) a ON true
-    LEFT JOIN LATERAL (SELECT max(h.hour) AS last_hour FROM learning_activity_hourly h
+    LEFT JOIN LATERAL (SELECT max(h.hour) AS last_hour FROM learning_activity_hourly_read h
       WHERE h.organization_id = m.organization_id AND h.user_id = m.user_id) la ON true
     WHERE m.organization_id = $1 AND ${IN_COHORT('m.user_id')}
-      AND ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM enrollments ce WHERE ce.organization_id = $1
+      AND ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM enrollments_read ce WHERE ce.organization_id = $1
         AND ce.user_id = m.user_id AND ce.course_id = $3))
     ORDER BY m.joined_at, m.user_id`,
   exams: `
@@ -117,20 +117,20 @@ const QUERIES: Record<ReportType, string> = {
       (SELECT string_agg(f->>'code', '; ' ORDER BY ord) FROM jsonb_array_elements(s.flags) WITH ORDINALITY AS t(f, ord))
         AS flags,
       s.review_status
-    FROM exam_sessions s
-    JOIN users u ON u.id = s.user_id
-    JOIN exams ex ON ex.id = s.exam_id
-    JOIN courses co ON co.id = s.course_id
+    FROM exam_sessions_read s
+    JOIN users_read u ON u.id = s.user_id
+    JOIN exams_read ex ON ex.id = s.exam_id
+    JOIN courses_read co ON co.id = s.course_id
     WHERE s.organization_id = $1 AND ${IN_COHORT('s.user_id')} AND ($3::uuid IS NULL OR s.course_id = $3)
       AND ${PERIOD('s.started_at')}
     ORDER BY s.started_at, s.id`,
   lti_results: `
     SELECT r.user_id, u.email, x.course_id, i.lesson_id, i.label AS line_item_label, r.score_given AS score,
       r.score_maximum, r.activity_progress, r.grading_progress, r.updated_at
-    FROM lti_results r
-    JOIN lti_line_items i ON i.id = r.line_item_id
-    JOIN lti_contexts x ON x.id = i.context_id
-    JOIN users u ON u.id = r.user_id
+    FROM lti_results_read r
+    JOIN lti_line_items_read i ON i.id = r.line_item_id
+    JOIN lti_contexts_read x ON x.id = i.context_id
+    JOIN users_read u ON u.id = r.user_id
     WHERE r.organization_id = $1 AND ${IN_COHORT('r.user_id')} AND ($3::uuid IS NULL OR x.course_id = $3)
       AND ${PERIOD('r.updated_at')}
     ORDER BY r.updated_at, r.line_item_id, r.user_id`,
@@ -262,9 +262,9 @@ export class ReportsRepository {
   /** Whether the cohort is in the organization, and whether `userId` teaches it. */
   async cohort(organizationId: string, cohortId: string, userId: string): Promise<{ teaches: boolean } | null> {
     const rows = await this.dataSource.query<{ teaches: boolean }[]>(
-      `SELECT EXISTS (SELECT 1 FROM cohort_members cm WHERE cm.cohort_id = c.id AND cm.user_id = $3
+      `SELECT EXISTS (SELECT 1 FROM cohort_members_read cm WHERE cm.cohort_id = c.id AND cm.user_id = $3
          AND cm.role = 'teacher') AS teaches
-       FROM cohorts c WHERE c.organization_id = $1 AND c.id = $2`,
+       FROM cohorts_read c WHERE c.organization_id = $1 AND c.id = $2`,
       [organizationId, cohortId, userId],
     );
     return rows[0] ?? null;
@@ -273,9 +273,9 @@ export class ReportsRepository {
   /** Whether the course is reachable in the organization (linked to it, or enrolled in by a member). */
   async courseExists(organizationId: string, courseId: string): Promise<boolean> {
     const rows = await this.dataSource.query<{ ok: boolean }[]>(
-      `SELECT EXISTS (SELECT 1 FROM courses c WHERE c.id = $2 AND (c.visibility = 'public'
-         OR EXISTS (SELECT 1 FROM course_organizations co WHERE co.course_id = c.id AND co.organization_id = $1)
-         OR EXISTS (SELECT 1 FROM enrollments e WHERE e.course_id = c.id AND e.organization_id = $1))) AS ok`,
+      `SELECT EXISTS (SELECT 1 FROM courses_read c WHERE c.id = $2 AND (c.visibility = 'public'
+         OR EXISTS (SELECT 1 FROM course_organizations_read co WHERE co.course_id = c.id AND co.organization_id = $1)
+         OR EXISTS (SELECT 1 FROM enrollments_read e WHERE e.course_id = c.id AND e.organization_id = $1))) AS ok`,
       [organizationId, courseId],
     );
     return rows[0].ok;

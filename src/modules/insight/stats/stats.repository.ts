@@ -45,8 +45,8 @@ export class StatsRepository {
        SELECT d.organization_id, d.user_id, d.hour, ${COUNTERS.map((c) => `d.${c}`).join(', ')}
        FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::int[], $5::int[], $6::int[], $7::int[], $8::int[],
          $9::int[], $10::int[]) AS d (organization_id, user_id, hour, ${cols})
-       WHERE EXISTS (SELECT 1 FROM users u WHERE u.id = d.user_id)
-         AND EXISTS (SELECT 1 FROM organizations o WHERE o.id = d.organization_id)
+       WHERE EXISTS (SELECT 1 FROM users_read u WHERE u.id = d.user_id)
+         AND EXISTS (SELECT 1 FROM organizations_read o WHERE o.id = d.organization_id)
        ON CONFLICT (organization_id, hour, user_id) DO UPDATE SET
          ${COUNTERS.map((c) => `${c} = learning_activity_hourly.${c} + EXCLUDED.${c}`).join(', ')}`,
       [
@@ -61,8 +61,8 @@ export class StatsRepository {
   // ---- organization ----
 
   /** People counted: the organization's members, or a cohort's students. `$1` org, `$2` cohort (nullable). */
-  private static PEOPLE = `SELECT m.user_id, m.role, m.joined_at FROM memberships m WHERE m.organization_id = $1
-    AND ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM cohort_members cm WHERE cm.organization_id = $1
+  private static PEOPLE = `SELECT m.user_id, m.role, m.joined_at FROM memberships_read m WHERE m.organization_id = $1
+    AND ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM cohort_members_read cm WHERE cm.organization_id = $1
       AND cm.cohort_id = $2 AND cm.user_id = m.user_id AND cm.role = 'student'))`;
 
   async organization(
@@ -77,8 +77,8 @@ export class StatsRepository {
       `WITH people AS (${people}),
        act AS (SELECT h.* FROM learning_activity_hourly h JOIN people p ON p.user_id = h.user_id
          WHERE h.organization_id = $1 AND h.hour >= date_trunc('hour', $4::timestamptz - interval '30 days')),
-       enr AS (SELECT e.* FROM enrollments e JOIN people p ON p.user_id = e.user_id WHERE e.organization_id = $1),
-       ses AS (SELECT s.* FROM exam_sessions s JOIN people p ON p.user_id = s.user_id
+       enr AS (SELECT e.* FROM enrollments_read e JOIN people p ON p.user_id = e.user_id WHERE e.organization_id = $1),
+       ses AS (SELECT s.* FROM exam_sessions_read s JOIN people p ON p.user_id = s.user_id
          WHERE s.organization_id = $1 AND s.started_at >= $3)
        SELECT
          (SELECT count(*) FROM people) AS members_total,
@@ -96,9 +96,9 @@ export class StatsRepository {
          (SELECT count(*) FROM enr WHERE status = 'completed') AS enrollments_completed,
          (SELECT count(*) FROM enr WHERE enrolled_at >= $3) AS enrollments_in_period,
          (SELECT count(*) FROM enr WHERE completed_at >= $3) AS completed_in_period,
-         (SELECT count(*) FROM issued_certificates c JOIN people p ON p.user_id = c.user_id
+         (SELECT count(*) FROM issued_certificates_read c JOIN people p ON p.user_id = c.user_id
            WHERE c.organization_id = $1 AND c.issued_at >= $3) AS certificates_in_period,
-         (SELECT count(*) FROM issued_certificates c JOIN people p ON p.user_id = c.user_id
+         (SELECT count(*) FROM issued_certificates_read c JOIN people p ON p.user_id = c.user_id
            WHERE c.organization_id = $1 AND c.status = 'active') AS certificates_active,
          (SELECT count(*) FROM ses) AS sessions_in_period,
          (SELECT count(*) FROM ses WHERE status = 'submitted') AS sessions_submitted,
@@ -112,7 +112,7 @@ export class StatsRepository {
       `WITH people AS (${people})
        SELECT e.course_id, c.title, count(*) FILTER (WHERE e.enrolled_at >= $3) AS enrollments_in_period,
          count(*) FILTER (WHERE e.completed_at >= $3) AS completions_in_period
-       FROM enrollments e JOIN people p ON p.user_id = e.user_id JOIN courses c ON c.id = e.course_id
+       FROM enrollments_read e JOIN people p ON p.user_id = e.user_id JOIN courses_read c ON c.id = e.course_id
        WHERE e.organization_id = $1 AND (e.enrolled_at >= $3 OR e.completed_at >= $3)
        GROUP BY e.course_id, c.title
        ORDER BY enrollments_in_period DESC, completions_in_period DESC, c.title, e.course_id LIMIT 10`,
@@ -133,9 +133,9 @@ export class StatsRepository {
   /** Whether the cohort is the organization's, and whether the person teaches it. */
   async cohort(organizationId: string, cohortId: string, userId: string): Promise<{ teaches: boolean } | null> {
     const rows = await this.dataSource.query<{ teaches: boolean }[]>(
-      `SELECT EXISTS (SELECT 1 FROM cohort_members cm WHERE cm.cohort_id = c.id AND cm.user_id = $3
+      `SELECT EXISTS (SELECT 1 FROM cohort_members_read cm WHERE cm.cohort_id = c.id AND cm.user_id = $3
          AND cm.role = 'teacher') AS teaches
-       FROM cohorts c WHERE c.organization_id = $1 AND c.id = $2`,
+       FROM cohorts_read c WHERE c.organization_id = $1 AND c.id = $2`,
       [organizationId, cohortId, userId],
     );
     return rows[0] ?? null;
@@ -151,20 +151,20 @@ export class StatsRepository {
   ): Promise<{ summary: Row; series: Row[]; days: string[] }> {
     const [summary] = await this.dataSource.query<Row[]>(
       `SELECT
-         (SELECT count(*) FROM enrollments e WHERE e.user_id = $1 AND ($2::uuid IS NULL OR e.organization_id = $2))
+         (SELECT count(*) FROM enrollments_read e WHERE e.user_id = $1 AND ($2::uuid IS NULL OR e.organization_id = $2))
            AS enrolled,
-         (SELECT count(*) FROM enrollments e WHERE e.user_id = $1 AND ($2::uuid IS NULL OR e.organization_id = $2)
+         (SELECT count(*) FROM enrollments_read e WHERE e.user_id = $1 AND ($2::uuid IS NULL OR e.organization_id = $2)
            AND e.status = 'completed') AS completed,
-         (SELECT count(*) FROM lesson_completions l WHERE l.user_id = $1
+         (SELECT count(*) FROM lesson_completions_read l WHERE l.user_id = $1
            AND ($2::uuid IS NULL OR l.organization_id = $2) AND l.completed_at >= $3) AS lessons_completed,
          q.submitted, q.passed, q.average_score, x.sessions, x.passed AS exams_passed,
          (SELECT coalesce(sum(h.reviews), 0) FROM learning_activity_hourly h WHERE h.user_id = $1
            AND ($2::uuid IS NULL OR h.organization_id = $2) AND h.hour >= date_trunc('hour', $3::timestamptz))
            AS reviews
        FROM (SELECT count(*) AS submitted, count(*) FILTER (WHERE passed) AS passed, round(avg(score))::int AS average_score
-             FROM quiz_submissions s WHERE s.user_id = $1 AND ($2::uuid IS NULL OR s.organization_id = $2)
+             FROM quiz_submissions_read s WHERE s.user_id = $1 AND ($2::uuid IS NULL OR s.organization_id = $2)
                AND s.submitted_at >= $3) q,
-            (SELECT count(*) AS sessions, count(*) FILTER (WHERE passed) AS passed FROM exam_sessions s
+            (SELECT count(*) AS sessions, count(*) FILTER (WHERE passed) AS passed FROM exam_sessions_read s
              WHERE s.user_id = $1 AND ($2::uuid IS NULL OR s.organization_id = $2) AND s.started_at >= $3) x`,
       [userId, organizationId, from],
     );
@@ -186,7 +186,7 @@ export class StatsRepository {
   // ---- editor course ----
 
   async courseExists(courseId: string): Promise<boolean> {
-    const rows = await this.dataSource.query<Row[]>(`SELECT 1 FROM courses WHERE id = $1`, [courseId]);
+    const rows = await this.dataSource.query<Row[]>(`SELECT 1 FROM courses_read WHERE id = $1`, [courseId]);
     return rows.length > 0;
   }
 
@@ -196,21 +196,21 @@ export class StatsRepository {
          count(*) FILTER (WHERE status = 'completed') AS completions_total,
          count(*) FILTER (WHERE completed_at >= $2) AS completions_in_period,
          count(DISTINCT organization_id) AS organizations
-       FROM enrollments WHERE course_id = $1`,
+       FROM enrollments_read WHERE course_id = $1`,
       [courseId, from],
     );
     const ratings = await this.dataSource.query<Row[]>(
-      `SELECT stars, count(*) AS n FROM course_ratings WHERE course_id = $1 GROUP BY stars`,
+      `SELECT stars, count(*) AS n FROM course_ratings_read WHERE course_id = $1 GROUP BY stars`,
       [courseId],
     );
     const lessons = await this.dataSource.query<Row[]>(
       `SELECT l.id AS lesson_id, l.position, l.title,
-         (SELECT count(*) FROM lesson_completions c WHERE c.lesson_id = l.id) AS completions,
-         (SELECT count(*) FROM quizzes q WHERE q.lesson_id = l.id) AS has_quiz,
-         (SELECT count(*) FROM quiz_submissions s WHERE s.lesson_id = l.id) AS submissions,
-         (SELECT count(*) FROM quiz_submissions s WHERE s.lesson_id = l.id AND s.passed) AS passed,
-         (SELECT round(avg(score))::int FROM quiz_submissions s WHERE s.lesson_id = l.id) AS average_score
-       FROM lessons l WHERE l.course_id = $1 ORDER BY l.position`,
+         (SELECT count(*) FROM lesson_completions_read c WHERE c.lesson_id = l.id) AS completions,
+         (SELECT count(*) FROM quizzes_read q WHERE q.lesson_id = l.id) AS has_quiz,
+         (SELECT count(*) FROM quiz_submissions_read s WHERE s.lesson_id = l.id) AS submissions,
+         (SELECT count(*) FROM quiz_submissions_read s WHERE s.lesson_id = l.id AND s.passed) AS passed,
+         (SELECT round(avg(score))::int FROM quiz_submissions_read s WHERE s.lesson_id = l.id) AS average_score
+       FROM lessons_read l WHERE l.course_id = $1 ORDER BY l.position`,
       [courseId],
     );
     const exams = await this.dataSource.query<Row[]>(
@@ -218,7 +218,7 @@ export class StatsRepository {
          count(s.id) FILTER (WHERE s.status = 'submitted') AS submitted,
          count(s.id) FILTER (WHERE s.passed) AS passed,
          round(avg(s.score) FILTER (WHERE s.status = 'submitted'))::int AS average_score
-       FROM exams e LEFT JOIN exam_sessions s ON s.exam_id = e.id
+       FROM exams_read e LEFT JOIN exam_sessions_read s ON s.exam_id = e.id
        WHERE e.course_id = $1 GROUP BY e.id, e.title ORDER BY e.title, e.id`,
       [courseId],
     );
@@ -230,26 +230,26 @@ export class StatsRepository {
   async platform(from: Date, now: Date): Promise<{ summary: Row; series: Row[]; newUsers: Row[] }> {
     const [summary] = await this.dataSource.query<Row[]>(
       `SELECT
-         (SELECT count(*) FROM organizations) AS orgs_total,
-         (SELECT count(*) FROM organizations WHERE status = 'active') AS orgs_active,
-         (SELECT count(*) FROM organizations WHERE status = 'suspended') AS orgs_suspended,
-         (SELECT count(*) FROM organizations WHERE created_at >= $1) AS orgs_created,
-         (SELECT count(*) FROM users WHERE erased_at IS NULL) AS users_total,
-         (SELECT count(*) FROM users WHERE created_at >= $1) AS users_created,
+         (SELECT count(*) FROM organizations_read) AS orgs_total,
+         (SELECT count(*) FROM organizations_read WHERE status = 'active') AS orgs_active,
+         (SELECT count(*) FROM organizations_read WHERE status = 'suspended') AS orgs_suspended,
+         (SELECT count(*) FROM organizations_read WHERE created_at >= $1) AS orgs_created,
+         (SELECT count(*) FROM users_read WHERE erased_at IS NULL) AS users_total,
+         (SELECT count(*) FROM users_read WHERE created_at >= $1) AS users_created,
          (SELECT count(DISTINCT user_id) FROM learning_activity_hourly
            WHERE hour >= date_trunc('hour', $2::timestamptz - interval '1 day')) AS active_day,
          (SELECT count(DISTINCT user_id) FROM learning_activity_hourly
            WHERE hour >= date_trunc('hour', $2::timestamptz - interval '7 days')) AS active_week,
          (SELECT count(DISTINCT user_id) FROM learning_activity_hourly
            WHERE hour >= date_trunc('hour', $2::timestamptz - interval '30 days')) AS active_month,
-         (SELECT count(*) FROM courses WHERE status = 'published') AS courses_published,
-         (SELECT count(*) FROM courses WHERE status <> 'published') AS courses_draft,
-         (SELECT count(*) FROM enrollments) AS enrollments_total,
-         (SELECT count(*) FROM enrollments WHERE enrolled_at >= $1) AS enrollments_in_period,
-         (SELECT count(*) FROM issued_certificates) AS certificates_total,
-         (SELECT count(*) FROM issued_certificates WHERE issued_at >= $1) AS certificates_in_period,
-         (SELECT count(*) FROM ai_usage WHERE occurred_at >= $1) AS ai_requests,
-         (SELECT coalesce(sum(input_tokens + output_tokens), 0) FROM ai_usage WHERE occurred_at >= $1) AS ai_tokens`,
+         (SELECT count(*) FROM courses_read WHERE status = 'published') AS courses_published,
+         (SELECT count(*) FROM courses_read WHERE status <> 'published') AS courses_draft,
+         (SELECT count(*) FROM enrollments_read) AS enrollments_total,
+         (SELECT count(*) FROM enrollments_read WHERE enrolled_at >= $1) AS enrollments_in_period,
+         (SELECT count(*) FROM issued_certificates_read) AS certificates_total,
+         (SELECT count(*) FROM issued_certificates_read WHERE issued_at >= $1) AS certificates_in_period,
+         (SELECT count(*) FROM ai_usage_read WHERE occurred_at >= $1) AS ai_requests,
+         (SELECT coalesce(sum(input_tokens + output_tokens), 0) FROM ai_usage_read WHERE occurred_at >= $1) AS ai_tokens`,
       [from, now],
     );
     const series = await this.dataSource.query<Row[]>(
@@ -259,7 +259,7 @@ export class StatsRepository {
       [from],
     );
     const newUsers = await this.dataSource.query<Row[]>(
-      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, count(*) AS n FROM users
+      `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, count(*) AS n FROM users_read
        WHERE created_at >= $1 GROUP BY 1`,
       [from],
     );

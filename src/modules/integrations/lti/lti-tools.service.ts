@@ -68,7 +68,7 @@ export class LtiToolsService {
       enabled: true,
     });
     const row = await this.transactions.run(async (tx) => {
-      await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtext('lti_tools'))`);
+      await this.repo.lockToolRegistrations(tx);
       if ((await this.repo.countTools(tx)) >= LTI_MAX_TOOLS) {
         throw ApiError.conflict('lti_tool_limit_reached', `The platform has ${LTI_MAX_TOOLS} LTI tools.`);
       }

@@ -752,6 +752,11 @@ export class LtiRepository {
       tokens: await count(`DELETE FROM lti_access_tokens WHERE expires_at < $1`, now),
     };
   }
+
+  /** Serializes tool registrations (the platform-wide tool limit) until the transaction ends. */
+  async lockToolRegistrations(tx: Tx): Promise<void> {
+    await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtext('lti_tools'))`);
+  }
 }
 
 export interface LineItemValues {

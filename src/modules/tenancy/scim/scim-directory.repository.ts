@@ -287,4 +287,9 @@ export class ScimDirectoryRepository {
     );
     return new Map(rows.map((r) => [r.user_id, r.role]));
   }
+
+  /** Serializes group name changes per organization until the transaction ends. */
+  async lockGroupNames(organizationId: string, tx: Tx): Promise<void> {
+    await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('scim_groups:' || $1, 0))`, [organizationId]);
+  }
 }

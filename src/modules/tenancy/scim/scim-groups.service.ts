@@ -227,7 +227,7 @@ export class ScimGroupsService {
 
   /** Serializes name changes per organization, so two creations cannot both take one name. */
   private async lockNames(organizationId: string, tx: Tx): Promise<void> {
-    await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('scim_groups:' || $1, 0))`, [organizationId]);
+    await this.directory.lockGroupNames(organizationId, tx);
   }
 
   private async toResources(token: ScimTokenRow, rows: ScimGroupRow[], withMembers: boolean): Promise<ScimResource[]> {
