@@ -106,13 +106,15 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
   httpMiddleware(): (req: Request, res: Response, next: NextFunction) => void {
     return (req, res, next) => {
       const start = process.hrtime.bigint();
-      res.once('finish', () => {
-        const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
-        const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-        this.http.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      });
+      res.once('finish', () => this.observeHttp(req, res, Number(process.hrtime.bigint() - start) / 1e9));
       next();
     };
+  }
+
+  /** One finished request (`observeRequests` in core/logging measures it once for the log line and for this). */
+  observeHttp(req: Request, res: Response, seconds: number): void {
+    const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
+    this.http.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
   }
 
   /** Called by the job runner after each try. */
