@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
@@ -100,15 +100,6 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
     for (const gauge of [jobsDepth, jobsLag, events]) {
       (gauge as unknown as { collect: () => Promise<void> }).collect = readShared;
     }
-  }
-
-  /** Express middleware: one observation per finished request, labelled by the matched route's template. */
-  httpMiddleware(): (req: Request, res: Response, next: NextFunction) => void {
-    return (req, res, next) => {
-      const start = process.hrtime.bigint();
-      res.once('finish', () => this.observeHttp(req, res, Number(process.hrtime.bigint() - start) / 1e9));
-      next();
-    };
   }
 
   /** One finished request (`observeRequests` in core/logging measures it once for the log line and for this). */
