@@ -6,12 +6,14 @@
 // Needs PostgreSQL and Redis on their local ports (or BENCH_ADMIN_DATABASE_URL / BENCH_REDIS_URL).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { alternate, autocannon, freePort, scratchDatabase, startService, stop } from './lib.mjs';
+import { loadavg, measure } from './cpu.mjs';
+import { autocannon, freePort, scratchDatabase, startService, stop } from './lib.mjs';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 5);
 const duration = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TARGET = 0.95;
+const loadAtStart = loadavg();
 
 const db = await scratchDatabase('budgets');
 const stamp = Date.now();
@@ -50,10 +52,10 @@ try {
   // Warm both up (JIT, connection pools) before the measured rounds.
   for (const port of [offPort, onPort])
     await autocannon(`http://127.0.0.1:${port}/version`, { connections, duration: 2 });
-  const results = await alternate(
+  const results = await measure(
     [
-      { name: 'GET /version, budgets off', url: `http://127.0.0.1:${offPort}/version` },
-      { name: 'GET /version, budgets on', url: `http://127.0.0.1:${onPort}/version` },
+      { name: 'GET /version, budgets off', url: `http://127.0.0.1:${offPort}/version`, pid: off.pid },
+      { name: 'GET /version, budgets on', url: `http://127.0.0.1:${onPort}/version`, pid: on.pid },
     ],
     { rounds, connections, duration },
   );
@@ -62,16 +64,37 @@ try {
   console.log(
     `\nNode ${process.version}, ${os.cpus().length} cores, ${connections} connections, ${duration} s x ${rounds} rounds (median)`,
   );
-  console.log('target'.padEnd(32), 'req/s'.padStart(8), 'p99 ms'.padStart(8), 'errors'.padStart(7));
+  console.log(
+    'target'.padEnd(32),
+    'req/s'.padStart(8),
+    'p99 ms'.padStart(8),
+    'errors'.padStart(7),
+    'CPU us/req'.padStart(11),
+  );
   for (const r of results) {
-    console.log(r.name.padEnd(32), String(r.rps).padStart(8), String(r.p99).padStart(8), String(r.errors).padStart(7));
+    console.log(
+      r.name.padEnd(32),
+      String(r.rps).padStart(8),
+      String(r.p99).padStart(8),
+      String(r.errors).padStart(7),
+      r.cpuUsPerRequest.toFixed(1).padStart(11),
+    );
   }
+  const cpuRatio = offResult.cpuUsPerRequest / onResult.cpuUsPerRequest;
   console.log(`\nbudgets on / off: ${ratio.toFixed(3)} (target >= ${TARGET}: ${ratio >= TARGET ? 'met' : 'not met'})`);
+  console.log(
+    `CPU per request, off / on: ${cpuRatio.toFixed(3)} (what the ratio would be with the service CPU-bound); ` +
+      `load average at start ${loadAtStart}, at end ${loadavg()}`,
+  );
   mkdirSync('bench/results', { recursive: true });
   const file = `bench/results/budgets-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
   writeFileSync(
     file,
-    JSON.stringify({ node: process.version, connections, duration, rounds, ratio, results }, null, 2),
+    JSON.stringify(
+      { node: process.version, loadAtStart, connections, duration, rounds, ratio, cpuRatio, results },
+      null,
+      2,
+    ),
   );
   console.log(`Saved ${file}`);
 } finally {

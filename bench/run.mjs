@@ -3,12 +3,15 @@
 // Needs PostgreSQL and Redis on their local ports (or BENCH_ADMIN_DATABASE_URL / BENCH_REDIS_URL).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { alternate, freePort, scratchDatabase, startBare, startMailSink, startService, stop } from './lib.mjs';
+import { loadavg, measure } from './cpu.mjs';
+import { autocannon, freePort, scratchDatabase, startBare, startMailSink, startService, stop } from './lib.mjs';
 import { scenarios } from './scenarios.mjs';
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const duration = Number(process.env.BENCH_DURATION ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
+
+const loadAtStart = loadavg();
 
 const db = await scratchDatabase('http');
 const servicePort = await freePort();
@@ -25,11 +28,16 @@ const service = await startService({
 const bare = await startBare(barePort);
 try {
   const base = `http://127.0.0.1:${servicePort}`;
-  const targets = [{ name: 'bare node:http', url: `http://127.0.0.1:${barePort}/` }];
+  const targets = [{ name: 'bare node:http', url: `http://127.0.0.1:${barePort}/`, pid: bare.pid }];
   // BENCH_ONLY=auth-me,version runs only the named scenarios (the bare server always runs).
   const only = process.env.BENCH_ONLY?.split(',');
-  for (const s of scenarios) if (!only || only.includes(s.name)) targets.push(...(await s.prepare(base, { mail })));
-  const results = await alternate(targets, { rounds, connections, duration });
+  for (const s of scenarios) {
+    if (only && !only.includes(s.name)) continue;
+    for (const t of await s.prepare(base, { mail })) targets.push({ ...t, pid: service.pid });
+  }
+  // Warm up (JIT, pools) before anything is measured.
+  for (const t of targets) await autocannon(t.url, { connections, duration: 2, headers: t.headers });
+  const results = await measure(targets, { rounds, connections, duration });
   const bareRps = results[0].rps;
   console.log(
     `\nNode ${process.version}, ${os.cpus().length} cores, ${connections} connections, ${duration} s x ${rounds} rounds (median)`,
@@ -40,7 +48,10 @@ try {
     'p99 ms'.padStart(8),
     'vs bare'.padStart(8),
     'errors'.padStart(7),
+    'CPU us/req'.padStart(11),
+    'vs bare (CPU)'.padStart(14),
   );
+  const bareCpu = results[0].cpuUsPerRequest;
   for (const r of results) {
     console.log(
       r.name.padEnd(40),
@@ -48,11 +59,20 @@ try {
       String(r.p99).padStart(8),
       (r.rps / bareRps).toFixed(2).padStart(8),
       String(r.errors).padStart(7),
+      r.cpuUsPerRequest.toFixed(1).padStart(11),
+      (bareCpu / r.cpuUsPerRequest).toFixed(2).padStart(14),
     );
   }
+  console.log(
+    `load average at start ${loadAtStart}, at end ${loadavg()}. "CPU us/req": the CPU time (user + system, all threads) of the\n` +
+      'answering process per answered request, read from /proc: it depends far less on what else the machine runs than req/s does.',
+  );
   mkdirSync('bench/results', { recursive: true });
   const file = `bench/results/http-${new Date().toISOString().replace(/[:.]/g, '-')}.json`;
-  writeFileSync(file, JSON.stringify({ node: process.version, connections, duration, rounds, results }, null, 2));
+  writeFileSync(
+    file,
+    JSON.stringify({ node: process.version, loadAtStart, connections, duration, rounds, results }, null, 2),
+  );
   console.log(`\nSaved ${file}`);
 } finally {
   await stop(service);

@@ -1,7 +1,7 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import cors from 'cors';
 import type { AppConfig } from '@/config/app-config';
 import { buildInfo } from '@/core/build-info';
@@ -12,25 +12,22 @@ import { MetricsService } from '@/core/metrics/metrics.service';
 import { mountQueueDashboard } from '@/core/queue/queue-dashboard';
 import { RealtimeIoAdapter } from '@/core/realtime/realtime.adapter';
 import { Realtime } from '@/core/realtime/realtime.service';
-import { requestLogging } from '@/core/logging/request-logging';
+import { observeRequests } from '@/core/logging/request-logging';
 import { installHealthFastPath } from '@/core/http/health-fast-path';
-import { refuseNulCharacters } from '@/core/http/nul-characters';
 import {
   isOAuthProtocolPath,
   isScimProtocolPath,
   sendOAuthProtocolError,
   sendScimProtocolError,
 } from '@/core/http/protocol-errors';
-import { rawBodyParser } from '@/core/http/raw-body';
-import { requestIdMiddleware, requestIdOf } from '@/core/http/request-id';
+import { requestBody } from '@/core/http/request-body';
+import { requestIdOf } from '@/core/http/request-id';
 import { securityHeaders } from '@/core/http/security-headers';
 import { buildOpenApiDocument } from '@/core/http/swagger';
 
 export const API_PREFIX = 'api/v1';
 /** Routes outside the `/api/v1` prefix. */
 const UNPREFIXED = ['health', 'ready', 'version', 'metrics', '.well-known/{*path}', 'scim/v2', 'scim/v2/{*path}'];
-/** SCIM (RFC 7644) clients send `application/scim+json`; the base path answers errors in SCIM form. */
-const JSON_TYPES = ['application/json', 'application/scim+json'];
 
 export const JSON_BODY_LIMIT = '1mb';
 const OPEN_CORS_PATHS = /^\/(\.well-known\/|api\/v1\/oauth\/(token|register|revoke)$)/;
@@ -58,9 +55,8 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestIdMiddleware);
-  app.use(app.get(MetricsService).httpMiddleware());
-  app.use(requestLogging(app.get(AppLogger).access));
+  // Request id, log context, metric and access log line: one middleware, one clock read at each end.
+  app.use(observeRequests(app.get(AppLogger).access, app.get(MetricsService)));
   app.use(
     securityHeaders({
       // The API answers JSON; the few HTML pages (docs, consent) set their own policy where they need more.
@@ -99,11 +95,8 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   });
   app.use(cookieParser());
   mountQueueDashboard(app, config.redis.url !== null);
-  // Signed webhooks need their bytes as sent: read raw first (the JSON parser then skips them).
-  app.use(rawBodyParser());
-  app.use(express.json({ limit: JSON_BODY_LIMIT, type: JSON_TYPES }));
-  app.use(express.urlencoded({ extended: false, limit: '100kb' }));
-  app.use(refuseNulCharacters);
+  // Signed webhooks need their bytes as sent: read raw first (the JSON parser then skips them); then NUL characters.
+  app.use(requestBody({ jsonLimit: JSON_BODY_LIMIT, formLimit: '100kb' }));
   // Errors before Nest routing (malformed or too large bodies, NUL characters) are answered here: with the envelope,
   // or on the OAuth protocol endpoints with the RFC body their clients read.
   app.use((err: unknown, req: Request, res: Response, next: NextFunction) => {

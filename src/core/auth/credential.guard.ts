@@ -16,9 +16,20 @@ import {
 } from './access.decorators';
 import { type AuthenticatedRequest, hasPlatformRole, type PlatformRole } from './credential';
 import { authenticateWith, BEARER_PREFIXES, STRATEGY, type StrategyName, strategyRegistered } from './strategies';
+import { RouteMetadata } from './route-metadata';
 import { GuardianConsentResolver } from './tenancy';
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** An operation's access decorators, as the guard reads them. */
+interface AccessRules {
+  readonly isPublic: boolean;
+  readonly sessionOnly: SessionOnlyRule | undefined;
+  readonly roles: readonly PlatformRole[];
+  readonly readOperation: boolean;
+  readonly minorAccess: MinorAccessLevel | undefined;
+  readonly notWhileImpersonating: boolean;
+}
 /** Query parameters that carry credentials by convention (`token` is left out: signed unsubscribe links use it). */
 const CREDENTIAL_PARAMS = new Set(['access_token', 'api_key', 'apikey']);
 
@@ -47,18 +58,34 @@ export class CredentialGuard implements CanActivate {
     @Optional() @Inject(BudgetsService) private readonly budgets: BudgetsService | null,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
+  /** The access rules of each operation, read once. */
+  private readonly rules = new RouteMetadata<AccessRules>((targets) => {
+    const read = <T>(key: symbol): T | undefined =>
+      this.reflector.getAllAndOverride<T | undefined, symbol>(key, targets);
+    return {
+      isPublic: read<boolean>(IS_PUBLIC) === true,
+      sessionOnly: read<SessionOnlyRule>(SESSION_ONLY),
+      roles: read<PlatformRole[]>(PLATFORM_ROLES) ?? [],
+      readOperation: read<boolean>(READ_OPERATION) === true,
+      minorAccess: read<MinorAccessLevel>(MINOR_ACCESS),
+      notWhileImpersonating: read<boolean>(NOT_WHILE_IMPERSONATING) === true,
+    };
+  });
+
+  /** Synchronous on public operations (no credential to look up): no promise per request there. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
     // Tokens never belong in a URL (they end up in logs, history and Referer headers): refuse them outright.
-    if (hasTokenInQuery(req.query)) {
+    if (req.url.includes('?') && hasTokenInQuery(req.query)) {
       throw ApiError.badRequest('token_in_query', 'Send tokens in the Authorization header, never in the URL.');
     }
-    if (this.reflector.getAllAndOverride<boolean | undefined>(IS_PUBLIC, targets)) return true;
+    const rules = this.rules.of(context);
+    if (rules.isPublic) return true;
+    return this.authenticate(req, context.switchToHttp().getResponse<Response>(), rules);
+  }
 
-    const res = context.switchToHttp().getResponse<Response>();
-    const sessionOnly = this.reflector.getAllAndOverride<SessionOnlyRule | undefined>(SESSION_ONLY, targets);
-    const strategy = sessionOnly === 'unauthorized' ? this.cookieStrategy(req) : this.strategyFor(req);
+  private async authenticate(req: AuthenticatedRequest, res: Response, rules: AccessRules): Promise<boolean> {
+    const strategy = rules.sessionOnly === 'unauthorized' ? this.cookieStrategy(req) : this.strategyFor(req);
     const credential = strategy && strategyRegistered(strategy) ? await authenticateWith(strategy, req, res) : null;
     if (!credential) {
       // A refused credential makes an anonymous request: it counts against its address's budget (429 once spent).
@@ -67,28 +94,19 @@ export class CredentialGuard implements CanActivate {
     }
     req.credential = credential;
 
-    const roles = this.reflector.getAllAndOverride<PlatformRole[] | undefined>(PLATFORM_ROLES, targets);
-    if (roles?.length && !roles.some((role) => hasPlatformRole(credential, role))) {
+    if (rules.roles.length > 0 && !rules.roles.some((role) => hasPlatformRole(credential, role))) {
       throw ApiError.forbidden('This needs a platform role you do not have.');
     }
-    if (
-      credential.access === 'read' &&
-      WRITE_METHODS.has(req.method) &&
-      !this.reflector.getAllAndOverride<boolean | undefined>(READ_OPERATION, targets)
-    ) {
-      const minorAccess = this.reflector.getAllAndOverride<MinorAccessLevel | undefined>(MINOR_ACCESS, targets);
-      if (!credential.minor || credential.kind !== 'session' || !minorAccess) {
+    if (credential.access === 'read' && WRITE_METHODS.has(req.method) && !rules.readOperation) {
+      if (!credential.minor || credential.kind !== 'session' || !rules.minorAccess) {
         throw ApiError.forbidden('This credential is read-only.', 'credential_read_only');
       }
-      if (minorAccess === 'with_consent') await this.requireConsent(req, credential.userId);
+      if (rules.minorAccess === 'with_consent') await this.requireConsent(req, credential.userId);
     }
-    if (sessionOnly && credential.kind !== 'session') {
+    if (rules.sessionOnly && credential.kind !== 'session') {
       throw ApiError.forbidden('Only a browser session can do this; tokens cannot.');
     }
-    if (
-      credential.impersonatorId &&
-      this.reflector.getAllAndOverride<boolean | undefined>(NOT_WHILE_IMPERSONATING, targets)
-    ) {
+    if (credential.impersonatorId && rules.notWhileImpersonating) {
       throw ApiError.forbidden('Not while impersonating: the person does this themselves.', 'impersonation_restricted');
     }
     return true;

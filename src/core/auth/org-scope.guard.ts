@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable, Optional }
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
+import { RouteMetadata } from './route-metadata';
 import { ORG_SCOPED, type OrgRole, ROLES, type ScopedRequest, TenancyResolver } from './tenancy';
 
 /** Enforces `@OrgScoped()` and `@Roles()` on `/organizations/{org_id}/...`; runs right after the credential guard. */
@@ -12,9 +13,20 @@ export class OrgScopeGuard implements CanActivate {
     @Optional() @Inject(TenancyResolver) private readonly tenancy: TenancyResolver | null,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const targets = [context.getHandler(), context.getClass()];
-    if (!this.reflector.getAllAndOverride<boolean | undefined>(ORG_SCOPED, targets)) return true;
+  /** `@OrgScoped()` and `@Roles()` of each operation, read once. */
+  private readonly scopes = new RouteMetadata((targets) => ({
+    orgScoped: this.reflector.getAllAndOverride<boolean | undefined, symbol>(ORG_SCOPED, targets) === true,
+    roles: this.reflector.getAllAndOverride<OrgRole[] | undefined, symbol>(ROLES, targets) ?? [],
+  }));
+
+  /** Synchronous (no promise) on operations outside organizations. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const scope = this.scopes.of(context);
+    if (!scope.orgScoped) return true;
+    return this.check(context, scope.roles);
+  }
+
+  private async check(context: ExecutionContext, roles: readonly OrgRole[]): Promise<boolean> {
     if (!this.tenancy) throw new Error('An @OrgScoped() operation needs a TenancyResolver');
     const req = context.switchToHttp().getRequest<ScopedRequest>();
     const credential = req.credential;
@@ -29,8 +41,7 @@ export class OrgScopeGuard implements CanActivate {
     if (await this.tenancy.isSuspended(membership.organizationId)) {
       throw ApiError.forbidden('This organization is suspended.', 'organization_suspended');
     }
-    const roles = this.reflector.getAllAndOverride<OrgRole[] | undefined>(ROLES, targets);
-    if (roles?.length && !roles.includes(membership.role)) throw ApiError.forbidden();
+    if (roles.length > 0 && !roles.includes(membership.role)) throw ApiError.forbidden();
     req.membership = membership;
     return true;
   }

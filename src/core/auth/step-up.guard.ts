@@ -4,6 +4,7 @@ import { ApiError } from '@/core/http/api-error';
 import { COOKIE } from '@/core/http/cookies';
 import { STEP_UP } from './access.decorators';
 import type { AuthenticatedRequest } from './credential';
+import { RouteMetadata } from './route-metadata';
 import { SignedTokens } from './signed-tokens';
 
 export const STEP_UP_TTL_SECONDS = 10 * 60;
@@ -19,10 +20,13 @@ export class StepUpGuard implements CanActivate {
     private readonly tokens: SignedTokens,
   ) {}
 
+  /** Whether each operation is `@StepUp()`, read once. */
+  private readonly stepUp = new RouteMetadata(
+    (targets) => this.reflector.getAllAndOverride<boolean | undefined>(STEP_UP, targets) === true,
+  );
+
   canActivate(context: ExecutionContext): boolean {
-    if (!this.reflector.getAllAndOverride<boolean | undefined>(STEP_UP, [context.getHandler(), context.getClass()])) {
-      return true;
-    }
+    if (!this.stepUp.of(context)) return true;
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const credential = req.credential;
     const cookie = (req.cookies as Record<string, string> | undefined)?.[COOKIE.stepUp];

@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { Response } from 'express';
 import type { AuthenticatedRequest } from '@/core/auth/credential';
+import { RouteMetadata } from '@/core/auth/route-metadata';
 import { BUDGET, type BudgetExemption } from './budgets';
 import { BudgetsService } from './budgets.service';
 
@@ -12,24 +13,19 @@ import { BudgetsService } from './budgets.service';
  */
 @Injectable()
 export class BudgetGuard implements CanActivate {
-  /** The exemption of each handler, read once: the guard runs on every request. */
-  private readonly exemptions = new Map<object, Map<object, BudgetExemption | null>>();
-
   constructor(
     private readonly reflector: Reflector,
     private readonly budgets: BudgetsService,
   ) {}
 
+  /** The exemption of each operation, read once: the guard runs on every request. */
+  private readonly exemptions = new RouteMetadata(
+    (targets) => this.reflector.getAllAndOverride<BudgetExemption | undefined>(BUDGET, targets) ?? null,
+  );
+
   canActivate(context: ExecutionContext): boolean {
     if (context.getType() !== 'http') return true;
-    const [handler, controller] = [context.getHandler(), context.getClass()];
-    let ofController = this.exemptions.get(controller);
-    if (!ofController) this.exemptions.set(controller, (ofController = new Map<object, BudgetExemption | null>()));
-    let exemption = ofController.get(handler);
-    if (exemption === undefined) {
-      exemption = this.reflector.getAllAndOverride<BudgetExemption | undefined>(BUDGET, [handler, controller]) ?? null;
-      ofController.set(handler, exemption);
-    }
+    const exemption = this.exemptions.of(context);
     if (exemption) return true;
     const http = context.switchToHttp();
     this.budgets.charge(http.getRequest<AuthenticatedRequest>(), http.getResponse<Response>());

@@ -20,6 +20,8 @@ type BudgetKind = 'token' | 'session' | 'anonymous';
 interface KindPolicy extends BudgetPolicy {
   /** The `RateLimit-Policy` field, the same on every answer. */
   readonly policyField: string;
+  /** The policy as route limits describe theirs (compared with them in the `RateLimit` fields). */
+  readonly asRateLimit: RateLimitState['policy'];
 }
 
 /** Redis as the shared store: one pipeline per reconcile, `INCRBY` and `EXPIRE` per key. */
@@ -65,6 +67,7 @@ export class BudgetsService implements OnModuleInit, OnApplicationShutdown {
             limit,
             windowSeconds: WINDOW_SECONDS,
             policyField: `"budget.${kind}";q=${limit};w=${WINDOW_SECONDS}`,
+            asRateLimit: { name: `budget.${kind}`, points: limit, durationSeconds: WINDOW_SECONDS, key: 'ip' },
           }
         : null;
     this.policies = {
@@ -114,18 +117,20 @@ export class BudgetsService implements OnModuleInit, OnApplicationShutdown {
     if (!policy) return;
     const verdict = this.counter.hit(policy, id, this.clock.nowMs());
     const state: RateLimitState = {
-      policy: { name: policy.name, points: policy.limit, durationSeconds: policy.windowSeconds, key: 'ip' },
+      policy: policy.asRateLimit,
       remaining: verdict.remaining,
       resetSeconds: verdict.resetSeconds,
     };
     (req as AuthenticatedRequest & { [BUDGET_STATE]?: RateLimitState })[BUDGET_STATE] = state;
-    const headers = {
-      'RateLimit-Policy': policy.policyField,
-      RateLimit: `"${policy.name}";r=${verdict.remaining};t=${verdict.resetSeconds}`,
-    };
-    if (!verdict.allowed) throw ApiError.tooManyRequests(verdict.resetSeconds, headers);
-    res.setHeader('RateLimit-Policy', headers['RateLimit-Policy']);
-    res.setHeader('RateLimit', headers.RateLimit);
+    const field = `"${policy.name}";r=${verdict.remaining};t=${verdict.resetSeconds}`;
+    if (!verdict.allowed) {
+      throw ApiError.tooManyRequests(verdict.resetSeconds, {
+        'RateLimit-Policy': policy.policyField,
+        RateLimit: field,
+      });
+    }
+    res.setHeader('RateLimit-Policy', policy.policyField);
+    res.setHeader('RateLimit', field);
   }
 }
 

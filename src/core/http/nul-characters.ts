@@ -54,6 +54,11 @@ export function refuseNulCharacters(req: Request, _res: Response, next: NextFunc
     next(ApiError.notFound());
     return;
   }
+  // Most requests have neither a query nor a body: nothing more to look at.
+  if (queryStart < 0 && req.body === undefined) {
+    next();
+    return;
+  }
   const fields = [
     ...fieldsWithNul(queryStart < 0 ? undefined : req.query),
     ...fieldsWithNul(req.body as unknown),

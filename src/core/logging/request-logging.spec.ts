@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger as PinoLogger } from 'pino';
-import { requestLogging, safeUrl } from './request-logging';
+import { observeRequests, safeUrl } from './request-logging';
 
 describe('safeUrl', () => {
   it('redacts secret query values and keeps the rest', () => {
@@ -32,11 +32,44 @@ describe('safeUrl', () => {
       method: 'GET',
       headers: {},
     };
-    const res = Object.assign(new EventEmitter(), { statusCode: 200 });
+    const res = Object.assign(new EventEmitter(), { statusCode: 200, setHeader: () => undefined });
     const next: NextFunction = () => undefined;
-    requestLogging(logger as unknown as PinoLogger)(req as unknown as Request, res as unknown as Response, next);
+    const observed: string[] = [];
+    const metrics = { observeHttp: (r: Request) => void observed.push(r.method) };
+    observeRequests(logger as unknown as PinoLogger, metrics)(
+      req as unknown as Request,
+      res as unknown as Response,
+      next,
+    );
     res.emit('finish');
     expect(lines).toEqual([expect.objectContaining({ url: '/api/v1/calendar/[token].ics', status: 200 })]);
     expect(JSON.stringify(lines)).not.toContain(token);
+    expect(observed).toEqual(['GET']);
+  });
+
+  it('one middleware: the request id on req and in X-Request-Id, the metric for probes, no log line for them', () => {
+    const lines: unknown[] = [];
+    const logger = { info: (obj: unknown) => lines.push(obj), error: (obj: unknown) => lines.push(obj) };
+    const headers: Record<string, string> = {};
+    const res = Object.assign(new EventEmitter(), {
+      statusCode: 200,
+      setHeader: (name: string, value: string) => void (headers[name] = value),
+    });
+    const seconds: number[] = [];
+    const metrics = { observeHttp: (_r: Request, _s: Response, s: number) => void seconds.push(s) };
+    const req = { url: '/version', originalUrl: '/version', method: 'GET', headers: { 'x-request-id': 'abc-1' } };
+    let nextCalled = false;
+    observeRequests(logger as unknown as PinoLogger, metrics)(
+      req as unknown as Request,
+      res as unknown as Response,
+      () => (nextCalled = true),
+    );
+    expect(nextCalled).toBe(true);
+    expect((req as { id?: string }).id).toBe('abc-1');
+    expect(headers['X-Request-Id']).toBe('abc-1');
+    res.emit('finish');
+    expect(seconds).toHaveLength(1);
+    expect(seconds[0]).toBeGreaterThanOrEqual(0);
+    expect(lines).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
@@ -102,17 +102,10 @@ export class MetricsService implements OnApplicationBootstrap, OnApplicationShut
     }
   }
 
-  /** Express middleware: one observation per finished request, labelled by the matched route's template. */
-  httpMiddleware(): (req: Request, res: Response, next: NextFunction) => void {
-    return (req, res, next) => {
-      const start = process.hrtime.bigint();
-      res.once('finish', () => {
-        const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
-        const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-        this.http.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
-      });
-      next();
-    };
+  /** One finished request (`observeRequests` in core/logging measures it once for the log line and for this). */
+  observeHttp(req: Request, res: Response, seconds: number): void {
+    const route = req.route ? `${req.baseUrl}${(req.route as { path: string }).path}` : 'unmatched';
+    this.http.observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
   }
 
   /** Called by the job runner after each try. */

@@ -1,4 +1,4 @@
-import { addressKey } from './address-key';
+import { ADDRESS_KEY_CACHE_SIZE, addressKey } from './address-key';
 
 describe('addressKey (extensions-v3 6.10)', () => {
   it('keys IPv6 by its /64, whatever the spelling', () => {
@@ -17,5 +17,16 @@ describe('addressKey (extensions-v3 6.10)', () => {
   it('anything else is kept as given', () => {
     expect(addressKey(undefined)).toBe('unknown');
     expect(addressKey('not-an-address')).toBe('not-an-address');
+  });
+});
+
+describe('addressKey cache', () => {
+  it('answers the same key from the cache and stays correct past its bound', () => {
+    expect(addressKey('2001:db8:aa:1::1')).toBe('2001:db8:aa:1::/64');
+    expect(addressKey('2001:db8:aa:1::1')).toBe('2001:db8:aa:1::/64');
+    for (let i = 0; i <= ADDRESS_KEY_CACHE_SIZE; i++) addressKey(`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`);
+    expect(addressKey('2001:db8:aa:1::ffff')).toBe('2001:db8:aa:1::/64');
+    expect(addressKey('::ffff:198.51.100.7')).toBe('198.51.100.7');
+    expect(addressKey('')).toBe('unknown');
   });
 });

@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Injectable } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { AuthenticatedRequest } from '@/core/auth/credential';
 import { budgetStateOf } from '@/core/budgets/budgets.service';
+import { RouteMetadata } from '@/core/auth/route-metadata';
 import { addressKey } from './address-key';
 import { RATE_LIMITS, type RateLimitPolicy } from './rate-limit';
 import { rateLimitHeaders, type RateLimitState, RateLimitService } from './rate-limit.service';
@@ -15,9 +16,19 @@ export class RateLimitGuard implements CanActivate {
     private readonly limits: RateLimitService,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const policies = this.reflector.get<RateLimitPolicy[] | undefined>(RATE_LIMITS, context.getHandler());
-    if (!policies?.length) return true;
+  /** The `@RateLimit` policies of each operation, read once. */
+  private readonly policies = new RouteMetadata(
+    (targets) => this.reflector.get<RateLimitPolicy[] | undefined>(RATE_LIMITS, targets[0]) ?? [],
+  );
+
+  /** Synchronous (no promise) on operations without a limit of their own. */
+  canActivate(context: ExecutionContext): boolean | Promise<boolean> {
+    const policies = this.policies.of(context);
+    if (policies.length === 0) return true;
+    return this.consume(context, policies);
+  }
+
+  private async consume(context: ExecutionContext, policies: readonly RateLimitPolicy[]): Promise<boolean> {
     const req = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const states: RateLimitState[] = [];
     for (const policy of policies) {
