@@ -148,6 +148,16 @@ describe('Sign-in by email code, cookie session, refresh, logout (interface-v1 3
       expect(row.n).toBe(1);
     });
 
+    it('gives a new account another handle when its email’s local part is taken', async () => {
+      const local = `handle${Date.now().toString(36)}`;
+      const first = await signIn(t, `${local}@one.test`);
+      const second = await signIn(t, `${local}@two.test`);
+      expect(first.user.username).toBe(local);
+      expect(second.user.username).toMatch(new RegExp(`^${local}-[a-z2-9]{4}$`));
+      const rows = await t.db.query(`SELECT email FROM users WHERE username LIKE $1 ORDER BY email`, [`${local}%`]);
+      expect(rows.map((r: { email: string }) => r.email)).toEqual([`${local}@one.test`, `${local}@two.test`]);
+    });
+
     it('gives accounts listed in PLATFORM_ADMIN_EMAILS the platform_admin role', async () => {
       const admin = await signIn(t, 'root@admins.test');
       expect(admin.user.platform_roles).toEqual(['platform_admin']);

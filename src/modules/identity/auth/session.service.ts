@@ -59,7 +59,8 @@ export class SessionService {
     options: { impersonatorId?: string; impersonationTtlSeconds?: number; tx?: Tx } = {},
   ): Promise<SessionCookies<SessionRow>> {
     const now = this.clock.now();
-    const session = await this.sessions.create(
+    const refresh = this.crypto.randomToken(32);
+    const session = await this.sessions.createWithRefreshToken(
       {
         userId: user.id,
         device: deviceSummary(client.userAgent),
@@ -71,9 +72,12 @@ export class SessionService {
           ? new Date(now.getTime() + options.impersonationTtlSeconds * 1000)
           : null,
       },
+      {
+        tokenHash: this.crypto.sha256(refresh),
+        expiresAt: new Date(now.getTime() + SESSION_TTL_SECONDS * 1000),
+      },
       options.tx,
     );
-    const refresh = await this.newRefreshToken(session.id, now, options.tx);
     return { value: session, cookies: this.sessionCookies(user, session.id, refresh) };
   }
 

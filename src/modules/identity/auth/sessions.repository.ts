@@ -32,7 +32,8 @@ export class SessionsRepository {
     this.cache = new SharedCache<SessionRow>('session', bus, { max: 100_000, ttlMs: 60_000 });
   }
 
-  async create(
+  /** Opens a session and stores its first refresh token (SHA-256) in one statement: one round trip per sign-in. */
+  async createWithRefreshToken(
     values: {
       userId: string;
       device: string;
@@ -42,11 +43,17 @@ export class SessionsRepository {
       impersonatorId?: string | null;
       impersonationExpiresAt?: Date | null;
     },
+    refresh: { tokenHash: string; expiresAt: Date },
     tx?: Tx,
   ): Promise<SessionRow> {
     const rows = await db(this.dataSource, tx).query<SessionRow[]>(
-      `INSERT INTO sessions (user_id, device, ip_fingerprint, created_at, last_seen_at, expires_at, impersonator_id, impersonation_expires_at)
-       VALUES ($1, $2, $3, $4, $4, $5, $6, $7) RETURNING ${COLUMNS}`,
+      `WITH s AS (
+         INSERT INTO sessions (user_id, device, ip_fingerprint, created_at, last_seen_at, expires_at, impersonator_id, impersonation_expires_at)
+         VALUES ($1, $2, $3, $4, $4, $5, $6, $7) RETURNING ${COLUMNS}
+       ), r AS (
+         INSERT INTO refresh_tokens (session_id, token_hash, created_at, expires_at) SELECT s.id, $8, $4, $9 FROM s
+       )
+       SELECT ${COLUMNS} FROM s`,
       [
         values.userId,
         values.device,
@@ -55,6 +62,8 @@ export class SessionsRepository {
         values.expiresAt,
         values.impersonatorId ?? null,
         values.impersonationExpiresAt ?? null,
+        refresh.tokenHash,
+        refresh.expiresAt,
       ],
     );
     return rows[0];

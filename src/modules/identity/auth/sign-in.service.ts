@@ -42,17 +42,19 @@ export class SignInService {
 
   /** Throws 403 `sso_required` when the address's domain enforces SSO (every email-code path asks this). */
   async assertEmailCodeAllowed(email: string): Promise<void> {
-    const normalized = normalizeEmail(email);
-    const user = await this.users.findByEmail(normalized);
-    if (await this.sso.ssoRequired(normalized, user?.id ?? null)) {
+    await this.emailCodeAccount(normalizeEmail(email));
+  }
+
+  /** `assertEmailCodeAllowed` for an account already read (its address is stored normalized): no look-up by email. */
+  async assertAccountMayUseEmailCode(user: Pick<User, 'id' | 'email'>): Promise<void> {
+    if (await this.sso.ssoRequired(normalizeEmail(user.email), user.id)) {
       throw ApiError.forbidden(SSO_REQUIRED_MESSAGE, 'sso_required');
     }
   }
 
   async requestCode(email: string, locale: Locale): Promise<void> {
     const normalized = normalizeEmail(email);
-    await this.assertEmailCodeAllowed(normalized);
-    const user = await this.users.findByEmail(normalized);
+    const user = await this.emailCodeAccount(normalized);
     const { code } = await this.codes.issue('sign_in', normalized, { locale });
     await this.mail.send(
       SIGN_IN_CODE,
@@ -63,10 +65,20 @@ export class SignInService {
 
   async verifyCode(email: string, code: string, client: ClientInfo): Promise<SignedIn> {
     const normalized = normalizeEmail(email);
-    await this.assertEmailCodeAllowed(normalized);
+    const existing = await this.emailCodeAccount(normalized);
     const metadata = await this.codes.verify('sign_in', normalized, code, normalized);
-    const { user } = await this.users.findOrCreate(normalized, metadata.locale === 'en' ? 'en' : 'es');
+    // The account read for the SSO rule serves the sign-in (one look-up); the first verification creates it.
+    const user = existing ?? (await this.users.findOrCreate(normalized, metadata.locale === 'en' ? 'en' : 'es')).user;
     return this.signInOrChallenge(user, client);
+  }
+
+  /** The account of a normalized address (null: none yet), once the SSO rule allows email codes for it (else 403). */
+  private async emailCodeAccount(normalized: string): Promise<User | null> {
+    const user = await this.users.findByEmail(normalized);
+    if (await this.sso.ssoRequired(normalized, user?.id ?? null)) {
+      throw ApiError.forbidden(SSO_REQUIRED_MESSAGE, 'sso_required');
+    }
+    return user;
   }
 
   /** Opens a session for a person whose first factor is proven, or, on a two-factor account, starts the challenge. */

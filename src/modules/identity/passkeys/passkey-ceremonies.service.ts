@@ -12,6 +12,13 @@ import { PASSKEY_CLONE_DETECTED } from './passkeys.mails';
 import { type ChallengePurpose, type ChallengeRow, type PasskeyRow, PasskeysRepository } from './passkeys.repository';
 import { CHALLENGE_TTL_MS, challengeOf, WebAuthnRelyingParty } from './relying-party';
 
+/** What an assertion must satisfy besides the WebAuthn rules: its owner (when known) and user verification. */
+export interface AssertionOptions {
+  readonly ownerId?: string;
+  readonly requireUserVerification: boolean;
+  readonly ip: string | undefined;
+}
+
 /** Where a challenge is bound: to a person, and to a session or a pending two-factor sign-in. */
 export interface ChallengeBinding {
   readonly userId: string | null;
@@ -70,11 +77,19 @@ export class PasskeyCeremonies {
     return row && this.isLive(row) ? row : null;
   }
 
-  /** Takes a challenge by its id (passwordless sign-in); 401 `challenge_expired` when missing, used or expired. */
-  async takeById(id: string, purpose: ChallengePurpose): Promise<ChallengeRow> {
-    const row = await this.repository.takeChallengeById(id, purpose);
-    if (!row || !this.isLive(row)) throw ApiError.unauthorized(CHALLENGE_EXPIRED, 'challenge_expired');
-    return row;
+  /**
+   * Takes a challenge by its id (passwordless sign-in), reading the passkey the answer names in the same round trip;
+   * 401 `challenge_expired` when missing, used or expired. The challenge is taken whatever follows; the passkey (or
+   * null) goes to `checkAssertionOf`.
+   */
+  async takeByIdFor(
+    id: string,
+    purpose: ChallengePurpose,
+    response: AuthenticationResponseJSON,
+  ): Promise<{ challenge: ChallengeRow; passkey: PasskeyRow | null }> {
+    const { challenge, passkey } = await this.repository.takeChallengeWithPasskey(id, purpose, response.id);
+    if (!challenge || !this.isLive(challenge)) throw ApiError.unauthorized(CHALLENGE_EXPIRED, 'challenge_expired');
+    return { challenge, passkey };
   }
 
   /**
@@ -84,9 +99,23 @@ export class PasskeyCeremonies {
   async checkAssertion(
     response: AuthenticationResponseJSON,
     challenge: string,
-    options: { ownerId?: string; requireUserVerification: boolean; ip: string | undefined },
+    options: AssertionOptions,
   ): Promise<{ passkey: PasskeyRow; user: User }> {
-    const passkey = await this.repository.findByCredentialId(response.id);
+    return this.checkAssertionOf(await this.repository.findByCredentialId(response.id), response, challenge, options);
+  }
+
+  /**
+   * `checkAssertion` with the passkey already read (null: none has the answer's credential id). `alongside` (the
+   * caller's own rules for the owner) runs while the use is recorded: a stale counter answers 401 `passkey_invalid`
+   * before any error of `alongside`, which is thrown next; the use stays recorded either way, as when the caller
+   * checks its rules after this.
+   */
+  async checkAssertionOf(
+    passkey: PasskeyRow | null,
+    response: AuthenticationResponseJSON,
+    challenge: string,
+    options: AssertionOptions & { alongside?: (user: User) => Promise<void> },
+  ): Promise<{ passkey: PasskeyRow; user: User }> {
     if (!passkey || passkey.disabled_at || (options.ownerId !== undefined && passkey.user_id !== options.ownerId)) {
       throw ApiError.unauthorized(PASSKEY_INVALID, 'passkey_invalid');
     }
@@ -102,10 +131,16 @@ export class PasskeyCeremonies {
       await this.disableClone(passkey, user, options.ip);
       throw ApiError.unauthorized(PASSKEY_INVALID, 'passkey_invalid');
     }
-    if (!(await this.repository.recordUse(passkey.id, passkey.counter, verified.newCounter, this.clock.now()))) {
+    const [recorded, rules] = await Promise.allSettled([
+      this.repository.recordUse(passkey.id, passkey.counter, verified.newCounter, this.clock.now()),
+      options.alongside?.(user),
+    ]);
+    if (recorded.status === 'rejected') throw recorded.reason;
+    if (!recorded.value) {
       // Another answer of the same passkey moved the counter (or disabled it) meanwhile: this one is stale.
       throw ApiError.unauthorized(PASSKEY_INVALID, 'passkey_invalid');
     }
+    if (rules.status === 'rejected') throw rules.reason;
     return { passkey, user };
   }
 

@@ -34,12 +34,12 @@ export class PasskeySignInService {
   }
 
   async signInVerify(challengeId: string, response: AuthenticationResponseJSON, client: ClientInfo): Promise<SignedIn> {
-    const challenge = await this.ceremonies.takeById(challengeId, 'sign_in');
-    const { user } = await this.ceremonies.checkAssertion(response, challenge.challenge, {
+    const { challenge, passkey } = await this.ceremonies.takeByIdFor(challengeId, 'sign_in', response);
+    const { user } = await this.ceremonies.checkAssertionOf(passkey, response, challenge.challenge, {
       requireUserVerification: true,
       ip: client.ip,
+      alongside: (owner) => this.assertMaySignIn(owner),
     });
-    await this.assertMaySignIn(user);
     return this.signIn.enterVerified(user, client);
   }
 
@@ -109,7 +109,7 @@ export class PasskeySignInService {
   /** The rules every sign-in obeys: an erased (suspended) account cannot, and an SSO domain's addresses must use SSO. */
   private async assertMaySignIn(user: User): Promise<void> {
     if (user.erasedAt) throw ApiError.forbidden('This account is suspended.', 'account_suspended');
-    await this.signIn.assertEmailCodeAllowed(user.email);
+    await this.signIn.assertAccountMayUseEmailCode(user);
   }
 
   private async livePasskeys(userId: string) {

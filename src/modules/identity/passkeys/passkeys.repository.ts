@@ -32,6 +32,20 @@ export interface ChallengeRow {
 const COLUMNS =
   'id, user_id, credential_id, public_key, counter, name, device_type, backed_up, transports, created_at, last_used_at, disabled_at';
 
+const PASSKEY_COLUMNS_OF_P = COLUMNS.split(', ')
+  .map((c) => `p.${c}`)
+  .join(', ');
+
+/** The challenge's columns in `takeChallengeWithPasskey`'s row (prefixed: the passkey's share their names). */
+interface TakenChallengeColumns {
+  c_id: string | null;
+  c_purpose: ChallengePurpose;
+  c_challenge: string;
+  c_user_id: string | null;
+  c_binding: string | null;
+  c_expires_at: Date;
+}
+
 /** Passkeys and their one-time challenges. No rule here: the services decide. */
 @Injectable()
 export class PasskeysRepository {
@@ -161,14 +175,55 @@ export class PasskeysRepository {
     return rows[0].id;
   }
 
-  /** Takes (deletes) a challenge by id: single use, whatever the outcome. */
-  async takeChallengeById(id: string, purpose: ChallengePurpose): Promise<ChallengeRow | null> {
-    const [rows] = await this.dataSource.query<[ChallengeRow[], number]>(
-      `DELETE FROM passkey_challenges WHERE id = $1 AND purpose = $2
-       RETURNING id, purpose, challenge, user_id, binding, expires_at`,
-      [id, purpose],
+  /**
+   * Takes (deletes) a challenge by id (single use, whatever the outcome) and reads the passkey of `credentialId` in
+   * the same statement: one round trip for the passwordless sign-in.
+   */
+  async takeChallengeWithPasskey(
+    id: string,
+    purpose: ChallengePurpose,
+    credentialId: string,
+  ): Promise<{ challenge: ChallengeRow | null; passkey: PasskeyRow | null }> {
+    const rows = await this.dataSource.query<(PasskeyRow & TakenChallengeColumns)[]>(
+      `WITH taken AS (
+         DELETE FROM passkey_challenges WHERE id = $1 AND purpose = $2
+         RETURNING id, purpose, challenge, user_id, binding, expires_at
+       )
+       SELECT t.id AS c_id, t.purpose AS c_purpose, t.challenge AS c_challenge, t.user_id AS c_user_id,
+              t.binding AS c_binding, t.expires_at AS c_expires_at, ${PASSKEY_COLUMNS_OF_P}
+       FROM (VALUES (1)) AS one (x)
+       LEFT JOIN taken t ON true
+       LEFT JOIN passkeys p ON p.credential_id = $3`,
+      [id, purpose, credentialId],
     );
-    return rows[0] ?? null;
+    const row = rows[0];
+    const challenge: ChallengeRow | null =
+      !row || row.c_id === null
+        ? null
+        : {
+            id: row.c_id,
+            purpose: row.c_purpose,
+            challenge: row.c_challenge,
+            user_id: row.c_user_id,
+            binding: row.c_binding,
+            expires_at: row.c_expires_at,
+          };
+    if (!row || row.id === null) return { challenge, passkey: null };
+    const passkey: PasskeyRow = {
+      id: row.id,
+      user_id: row.user_id,
+      credential_id: row.credential_id,
+      public_key: row.public_key,
+      counter: row.counter,
+      name: row.name,
+      device_type: row.device_type,
+      backed_up: row.backed_up,
+      transports: row.transports,
+      created_at: row.created_at,
+      last_used_at: row.last_used_at,
+      disabled_at: row.disabled_at,
+    };
+    return { challenge, passkey };
   }
 
   /** Takes (deletes) a challenge by its value, for the person and binding it was issued to. */

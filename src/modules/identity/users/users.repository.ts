@@ -92,24 +92,32 @@ export class UsersRepository {
     );
   }
 
-  usernameTaken(username: string): Promise<boolean> {
-    return this.users.existsBy({ username });
-  }
-
-  /** Creates the account unless the email already has one; returns the account either way. */
-  async insertIfAbsent(
+  /**
+   * Creates the account in one statement unless its email has one or its username is taken (then null: the caller
+   * tells the two apart). A handle taken by a concurrent insert still raises the unique violation.
+   */
+  async insertUnlessTaken(
     values: { email: string; username: string; locale: string; platformRoles: string[]; now: Date },
     tx?: Tx,
-  ): Promise<{ user: UserEntity; created: boolean }> {
+  ): Promise<UserEntity | null> {
     const manager = db(this.users.manager.connection, tx);
-    const rows = await manager.query<{ id: string }[]>(
+    const rows = await manager.query<Record<string, unknown>[]>(
       `INSERT INTO users (email, username, locale, platform_roles, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $5)
-       ON CONFLICT (email) DO NOTHING RETURNING id`,
+       SELECT $1, $2, $3, $4, $5, $5 WHERE NOT EXISTS (SELECT 1 FROM users WHERE username = $2)
+       ON CONFLICT (email) DO NOTHING RETURNING *`,
       [values.email, values.username, values.locale, values.platformRoles, values.now],
     );
-    const user = await this.repo(tx).findOneByOrFail({ email: values.email });
-    return { user, created: rows.length === 1 };
+    return rows[0] ? this.hydrate(rows[0]) : null;
+  }
+
+  /** An entity from a raw `users` row, converted as TypeORM converts what it reads. */
+  private hydrate(row: Record<string, unknown>): UserEntity {
+    const entity = this.users.create();
+    const driver = this.users.manager.connection.driver;
+    for (const column of this.users.metadata.columns) {
+      column.setEntityValue(entity, driver.prepareHydratedValue(row[column.databaseName], column));
+    }
+    return entity;
   }
 
   async update(id: string, changes: Partial<UserEntity>, now: Date, tx?: Tx): Promise<void> {

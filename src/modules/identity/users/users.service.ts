@@ -84,18 +84,22 @@ export class UsersService {
     const existing = await this.users.findByEmail(normalized, tx);
     if (existing) return { user: existing, created: false };
     for (let attempt = 0; ; attempt++) {
-      const username = await this.freeUsername(normalized, attempt);
       try {
-        return await this.users.insertIfAbsent(
+        // One statement creates the account when its email and the handle are free (two when either is not).
+        const user = await this.users.insertUnlessTaken(
           {
             email: normalized,
-            username,
+            username: this.usernameCandidate(normalized, attempt),
             locale,
             platformRoles: this.platformRolesFor(normalized, []),
             now: this.clock.now(),
           },
           tx,
         );
+        if (user) return { user, created: true };
+        const raced = await this.users.findByEmail(normalized, tx);
+        if (raced) return { user: raced, created: false };
+        // The handle is taken: the next attempt adds a random suffix.
       } catch (err) {
         // Two new accounts chose the same handle at once: pick another.
         if (attempt < 5 && isUniqueViolation(err)) continue;
@@ -117,18 +121,13 @@ export class UsersService {
     return this.config.platformAdminEmails.includes(email) ? ['platform_admin', ...others] : others;
   }
 
-  /** A handle from the email's local part; with a random suffix when taken (or on a retry). */
-  private async freeUsername(email: string, attempt: number): Promise<string> {
+  /** A handle from the email's local part; with a random suffix after the first attempt. */
+  private usernameCandidate(email: string, attempt: number): string {
     const base = (email.split('@')[0] ?? '')
       .replace(/[^a-z0-9]/g, '')
       .slice(0, 20)
       .padEnd(3, '0');
-    let candidate =
-      attempt === 0 ? base : `${base}-${this.crypto.randomFromAlphabet('abcdefghjkmnpqrstuvwxyz23456789', 4)}`;
-    while (await this.users.usernameTaken(candidate)) {
-      candidate = `${base}-${this.crypto.randomFromAlphabet('abcdefghjkmnpqrstuvwxyz23456789', 4)}`;
-    }
-    return candidate;
+    return attempt === 0 ? base : `${base}-${this.crypto.randomFromAlphabet('abcdefghjkmnpqrstuvwxyz23456789', 4)}`;
   }
 
   /** The address of the person's SVG avatar, versioned by their avatar choice (cacheable forever). */
