@@ -190,7 +190,8 @@ export class LtiAdvantageService {
         members: page.map((m) => ({
           user_id: m.id,
           roles: ltiRoles(m.role),
-          status: 'Active',
+          // NRPS 2.0: a member whose membership is suspended (SCIM `active: false`) stays listed, Inactive.
+          status: m.suspended ? 'Inactive' : 'Active',
           ...(deployment?.send_name && m.name ? nameClaims(m.name) : {}),
           ...(deployment?.send_email && !m.minor ? { email: m.email } : {}),
         })),

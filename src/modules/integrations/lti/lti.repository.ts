@@ -646,6 +646,30 @@ export class LtiRepository {
     );
   }
 
+  /**
+   * The person's scores on lessons' line items in the organization, for these courses (the latest stored result of
+   * each lesson with a given score), in course order.
+   */
+  async lessonScores(
+    organizationId: string,
+    userId: string,
+    courseIds: readonly string[],
+  ): Promise<{ course_id: string; lesson_id: string; lesson_title: string; score: number; updated_at: Date }[]> {
+    if (courseIds.length === 0) return [];
+    return this.dataSource.query(
+      `SELECT x.course_id, li.lesson_id, ls.title AS lesson_title,
+              round(least(100, 100 * r.score_given / r.score_maximum), 2)::float8 AS score, r.updated_at
+       FROM lti_results r
+       JOIN lti_line_items li ON li.id = r.line_item_id AND li.lesson_id IS NOT NULL
+       JOIN lti_contexts x ON x.id = li.context_id AND x.organization_id = r.organization_id
+       JOIN lessons ls ON ls.id = li.lesson_id AND ls.course_id = x.course_id
+       WHERE r.organization_id = $1 AND r.user_id = $2 AND x.course_id = ANY($3::uuid[])
+         AND r.score_given IS NOT NULL AND r.score_maximum > 0
+       ORDER BY x.course_id, ls.position, ls.id`,
+      [organizationId, userId, courseIds],
+    );
+  }
+
   // Service tokens
 
   async insertAccessToken(hash: string, toolId: string, scopes: string[], expiresAt: Date): Promise<void> {
@@ -675,15 +699,16 @@ export class LtiRepository {
 
   /**
    * The context's members after `after` (user id order): people enrolled in the course in the organization, and
-   * its owners, admins and teachers.
+   * its owners, admins and teachers; suspended memberships (SCIM) included, flagged.
    */
   async members(
     organizationId: string,
     courseId: string,
     filter: { roles: readonly string[] | null; after: string | null; limit: number },
-  ): Promise<Omit<PersonRow, 'locale'>[]> {
+  ): Promise<(Omit<PersonRow, 'locale'> & { suspended: boolean })[]> {
     return this.dataSource.query(
-      `SELECT u.id, u.email, u.name, (u.age_bracket = 'under_18') AS minor, m.role
+      `SELECT u.id, u.email, u.name, (u.age_bracket = 'under_18') AS minor, m.role,
+              (m.suspended_at IS NOT NULL) AS suspended
        FROM memberships m JOIN users u ON u.id = m.user_id
        WHERE m.organization_id = $1
          AND (m.role <> 'student' OR EXISTS (SELECT 1 FROM enrollments e
