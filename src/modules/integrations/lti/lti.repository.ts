@@ -366,20 +366,6 @@ export class LtiRepository {
     );
   }
 
-  /** A lesson with a tool link in a course the organization sees. */
-  async launchTarget(organizationId: string, courseId: string, lessonId: string): Promise<LaunchTarget | null> {
-    const rows: (LaunchTarget & { link: LessonLinkRow })[] = await this.dataSource.query(
-      `SELECT ls.id AS lesson_id, ls.title AS lesson_title, c.id AS course_id, c.slug AS course_slug,
-              c.title AS course_title, to_jsonb(l) AS link
-       FROM lessons ls
-       JOIN courses c ON c.id = ls.course_id
-       JOIN lti_lesson_links l ON l.lesson_id = ls.id
-       WHERE ls.id = $3 AND c.id = $2 AND ${visibleTo('c', '$1')}`,
-      [organizationId, courseId, lessonId],
-    );
-    return rows[0] ?? null;
-  }
-
   /**
    * The lesson's tool link in a course the organization sees, with whether the person is enrolled and a minor, the
    * tool and the organization's deployment of it: one statement for the launch's first step.
@@ -483,21 +469,6 @@ export class LtiRepository {
     return rows[0] ?? null;
   }
 
-  async isEnrolled(organizationId: string, userId: string, courseId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM enrollments WHERE organization_id = $1 AND user_id = $2 AND course_id = $3`,
-      [organizationId, userId, courseId],
-    );
-    return rows.length > 0;
-  }
-
-  async organizationName(organizationId: string): Promise<string | null> {
-    const rows: { name: string }[] = await this.dataSource.query(`SELECT name FROM organizations WHERE id = $1`, [
-      organizationId,
-    ]);
-    return rows[0]?.name ?? null;
-  }
-
   // Contexts
 
   async ensureContext(organizationId: string, courseId: string, tx?: Tx): Promise<string> {
@@ -514,15 +485,6 @@ export class LtiRepository {
     return rows[0].id;
   }
 
-  async context(contextId: string): Promise<ContextRow | null> {
-    const rows: ContextRow[] = await this.dataSource.query(
-      `SELECT x.id, x.organization_id, x.course_id, c.slug, c.title
-       FROM lti_contexts x JOIN courses c ON c.id = x.course_id WHERE x.id::text = $1`,
-      [contextId],
-    );
-    return rows[0] ?? null;
-  }
-
   // Nonces, launches
 
   /** Records a single-use value; false when it was already used (and has not expired). */
@@ -535,21 +497,6 @@ export class LtiRepository {
       [kind, value, expiresAt, now],
     );
     return rows.length > 0;
-  }
-
-  async insertLaunch(launch: {
-    toolId: string;
-    organizationId: string | null;
-    lessonId: string | null;
-    userId: string;
-    messageType: string;
-    at: Date;
-  }): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO lti_launches (tool_id, organization_id, lesson_id, user_id, message_type, at)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [launch.toolId, launch.organizationId, launch.lessonId, launch.userId, launch.messageType, launch.at],
-    );
   }
 
   /**
@@ -811,14 +758,6 @@ export class LtiRepository {
     );
   }
 
-  async accessToken(hash: string, now: Date): Promise<{ tool_id: string; scopes: string[] } | null> {
-    const rows: { tool_id: string; scopes: string[] }[] = await this.dataSource.query(
-      `SELECT tool_id, scopes FROM lti_access_tokens WHERE token_hash = $1 AND expires_at > $2`,
-      [hash, now],
-    );
-    return rows[0] ?? null;
-  }
-
   /** The enabled tool and scopes of a live service token, in one statement. */
   async serviceAccess(hash: string, now: Date): Promise<{ tool: ToolRow; scopes: string[] } | null> {
     const rows: (ToolRow & { access_scopes: string[] })[] = await this.dataSource.query(
@@ -875,14 +814,6 @@ export class LtiRepository {
          WHERE x.id::text = $1`,
         [contextId, toolId, lineItemId, userId],
       );
-    return rows[0] ?? null;
-  }
-
-  async deploymentOf(organizationId: string, toolId: string): Promise<DeploymentRow | null> {
-    const rows: DeploymentRow[] = await this.dataSource.query(
-      `SELECT * FROM lti_deployments WHERE organization_id = $1 AND tool_id = $2`,
-      [organizationId, toolId],
-    );
     return rows[0] ?? null;
   }
 
