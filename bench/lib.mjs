@@ -104,7 +104,14 @@ function benchEnv({ databaseUrl, redisPrefix, smtpUrl, baseUrl }) {
 }
 
 /** Starts the built service (dist/) as its own process with production-like settings. */
-export async function startService({ port, databaseUrl, redisPrefix, smtpUrl = 'smtp://127.0.0.1:1', extraEnv = {} }) {
+export async function startService({
+  port,
+  databaseUrl,
+  redisPrefix,
+  smtpUrl = 'smtp://127.0.0.1:1',
+  extraEnv = {},
+  startTimeoutMs = 60_000,
+}) {
   const child = spawn(process.execPath, ['dist/src/apps/api.js'], {
     env: {
       ...benchEnv({ databaseUrl, redisPrefix, smtpUrl, baseUrl: `http://localhost:${port}` }),
@@ -115,7 +122,12 @@ export async function startService({ port, databaseUrl, redisPrefix, smtpUrl = '
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
-  await waitForHttp(`http://127.0.0.1:${port}/health`);
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/health`, startTimeoutMs);
+  } catch (err) {
+    child.kill('SIGTERM'); // not left running when it came up too late
+    throw err;
+  }
   return child;
 }
 

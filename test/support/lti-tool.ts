@@ -32,6 +32,10 @@ export interface LtiProvider {
   onConnect(cb: (token: LtiToken, req: unknown, res: ExpressRes) => unknown): void;
   onDeepLinking(cb: (token: LtiToken, req: unknown, res: ExpressRes) => unknown): void;
   registerPlatform(platform: object): Promise<unknown>;
+  getPlatform(
+    url: string,
+    clientId: string,
+  ): Promise<{ platformAccessToken(scopes: string): Promise<{ access_token: string; token_type: string }> }>;
   deletePlatform(url: string, clientId: string): Promise<unknown>;
   Grade: {
     submitScore(idtoken: LtiToken, lineItemId: string, score: object): Promise<unknown>;

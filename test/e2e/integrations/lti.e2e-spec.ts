@@ -332,6 +332,75 @@ describe('LTI 1.3 platform', () => {
       expect(Number(result.score_given)).toBe(3);
     });
 
+    it('a score whose timestamp is not newer than the stored one is ignored (204, nothing changes)', async () => {
+      const token = tool.launches[tool.launches.length - 1];
+      const lineItem = (token.platformContext.endpoint as { lineitem: string }).lineitem;
+      const stored = async () =>
+        (
+          await t.db.query(
+            `SELECT score_given, comment, timestamp, updated_at FROM lti_results r
+             JOIN lti_line_items li ON li.id = r.line_item_id WHERE li.lesson_id = $1 AND r.user_id = $2`,
+            [lessonId, learner.user.id],
+          )
+        )[0] as { score_given: string; comment: string | null; timestamp: Date; updated_at: Date };
+      const before = await stored();
+      expect(Number(before.score_given)).toBe(3);
+      // ltijs stamps every score with its own clock, so these go out with its service token but by hand.
+      const platform = await tool.provider.getPlatform(t.baseUrl, clientId);
+      const { access_token: accessToken } = await platform.platformAccessToken(`${AGS}score`);
+      const score = (timestamp: Date, given: number) =>
+        t
+          .client()
+          .post(`${new URL(lineItem).pathname}/scores`)
+          .set('Authorization', `Bearer ${accessToken}`)
+          .set('Content-Type', 'application/vnd.ims.lis.v1.score+json')
+          .send(
+            JSON.stringify({
+              userId: learner.user.id,
+              scoreGiven: given,
+              scoreMaximum: 10,
+              comment: `at ${timestamp.toISOString()}`,
+              activityProgress: 'Completed',
+              gradingProgress: 'FullyGraded',
+              timestamp: timestamp.toISOString(),
+            }),
+          )
+          .expect(204);
+      // Older, then the same instant: both answered 204, neither stored.
+      await score(new Date(before.timestamp.getTime() - 60_000), 10);
+      await score(before.timestamp, 9);
+      expect(await stored()).toEqual(before);
+    });
+
+    it('the lesson’s score shows in the learner’s progress and the teacher’s student view, in its organization only', async () => {
+      const expected = [
+        { lesson_id: lessonId, lesson_title: 'Simulated lab', score: 30, updated_at: expect.any(String) },
+      ];
+      const mine = await learner.agent.get(`/api/v1/organizations/${orgA}/progress`).expect(200);
+      const item = mine.body.items.find((i: { course_id: string }) => i.course_id === courseId);
+      expect(item.lesson_scores).toEqual(expected);
+
+      const cohorts = `/api/v1/organizations/${orgA}/cohorts`;
+      const cohort = (await owner.agent.post(cohorts).send({ name: 'LTI cohort' }).expect(201)).body.id as string;
+      await owner.agent
+        .post(`${cohorts}/${cohort}/members`)
+        .send({ user_id: learner.user.id, role: 'student' })
+        .expect(201);
+      const detail = await owner.agent
+        .get(`/api/v1/organizations/${orgA}/teacher/cohorts/${cohort}/students/${learner.user.id}`)
+        .expect(200);
+      const course = detail.body.courses.find((c: { course_id: string }) => c.course_id === courseId);
+      expect(course.lesson_scores).toEqual(expected);
+
+      // The same learner and course in another organization: no score there.
+      const ownerC = await adult(t);
+      const orgC = await createOrganization(t, ownerC, 'LTI Org C');
+      await addMember(t, orgC, learner.user.id, 'student');
+      await learner.agent.post(`/api/v1/organizations/${orgC}/courses/${courseId}/enroll`).expect(201);
+      const inC = await learner.agent.get(`/api/v1/organizations/${orgC}/progress`).expect(200);
+      expect(inC.body.items.find((i: { course_id: string }) => i.course_id === courseId).lesson_scores).toEqual([]);
+    });
+
     it('the lti_results report lists the result (owner)', async () => {
       const requested = await owner.agent
         .post(`/api/v1/organizations/${orgA}/reports`)
@@ -384,6 +453,81 @@ describe('LTI 1.3 platform', () => {
       });
       const learners = await tool.provider.NamesAndRoles.getMembers(token, { role: 'Learner', pages: false });
       expect(learners.members.map((m) => m.user_id)).toEqual([learner.user.id]);
+    });
+  });
+
+  describe('suspended members and minors', () => {
+    it('NRPS reports a suspended member as Inactive, with the role filter and paging unchanged', async () => {
+      const token = tool.launches[tool.launches.length - 1];
+      const before = await tool.provider.NamesAndRoles.getMembers(token, { limit: 1, pages: false });
+      await t.db.query(`UPDATE memberships SET suspended_at = now() WHERE organization_id = $1 AND user_id = $2`, [
+        orgA,
+        learner.user.id,
+      ]);
+      try {
+        const all = await tool.provider.NamesAndRoles.getMembers(token, { limit: 1, pages: false });
+        const ids = all.members.map((m) => m.user_id as string);
+        expect(ids).toEqual(before.members.map((m) => m.user_id));
+        expect(ids).toEqual([...ids].sort());
+        expect(all.members.find((m) => m.user_id === learner.user.id)?.status).toBe('Inactive');
+        expect(all.members.find((m) => m.user_id === owner.user.id)?.status).toBe('Active');
+        const learners = await tool.provider.NamesAndRoles.getMembers(token, { role: 'Learner', pages: false });
+        expect(learners.members).toEqual([
+          {
+            user_id: learner.user.id,
+            roles: ['http://purl.imsglobal.org/vocab/lis/v2/membership#Learner'],
+            status: 'Inactive',
+          },
+        ]);
+        const staff = await tool.provider.NamesAndRoles.getMembers(token, { role: 'Administrator', pages: false });
+        expect(staff.members.map((m) => [m.user_id, m.status])).toEqual([[owner.user.id, 'Active']]);
+      } finally {
+        await t.db.query(`UPDATE memberships SET suspended_at = NULL WHERE organization_id = $1 AND user_id = $2`, [
+          orgA,
+          learner.user.id,
+        ]);
+      }
+    });
+
+    it('a minor’s email is never sent, in the launch or the roster, even when the deployment sends emails', async () => {
+      const minor = await adult(t);
+      await addMember(t, orgA, minor.user.id, 'student');
+      await minor.agent.post(`/api/v1/organizations/${orgA}/courses/${courseId}/enroll`).expect(201);
+      await t.db.query(`UPDATE users SET age_bracket = 'under_18' WHERE id = $1`, [minor.user.id]);
+      await t.db.query(
+        `INSERT INTO guardian_consents (user_id, guardian_email, status, token_hash, expires_at, requested_at, decided_at)
+         VALUES ($1, 'guardian@example.test', 'granted', $2, now() + interval '1 day', now(), now())`,
+        [minor.user.id, `lti-${t.suffix}`],
+      );
+      await stepUpByEmail(t, owner);
+      await owner.agent
+        .put(`/api/v1/organizations/${orgA}/lti/deployments/${toolId}`)
+        .send({ privacy: { send_name: true, send_email: true } })
+        .expect(200);
+      try {
+        const launched = await launch(minor);
+        expect(launched.status).toBe(200);
+        const claims = decodeJwt(launched.idToken);
+        expect(claims.sub).toBe(minor.user.id);
+        expect(claims.name).toBe('Test Person');
+        expect(claims.email).toBeUndefined();
+        expect(JSON.stringify(claims)).not.toContain(minor.email);
+
+        const roster = await tool.provider.NamesAndRoles.getMembers(tool.launches[tool.launches.length - 1], {
+          pages: false,
+        });
+        const minorRow = roster.members.find((m) => m.user_id === minor.user.id);
+        expect(minorRow).toMatchObject({ name: 'Test Person', status: 'Active' });
+        expect(minorRow?.email).toBeUndefined();
+        // The adult learner's email is sent: the rule is the minor's, not a deployment without emails.
+        expect(roster.members.find((m) => m.user_id === learner.user.id)?.email).toBe(learner.email);
+        expect(JSON.stringify(roster.members)).not.toContain(minor.email);
+      } finally {
+        await owner.agent
+          .put(`/api/v1/organizations/${orgA}/lti/deployments/${toolId}`)
+          .send({ privacy: { send_name: false, send_email: false } })
+          .expect(200);
+      }
     });
   });
 

@@ -467,6 +467,7 @@ describe('progress (enrollment, completion, quizzes)', () => {
         completed_at: null,
         last_activity_at: expect.stringMatching(ISO),
         course: expect.objectContaining({ id: first.id, title: 'First enrolled', lessons_count: 2, enrolled: true }),
+        lesson_scores: [],
       });
       const none = await owner.agent.get(`/api/v1/organizations/${orgB}/progress`).expect(404);
       expect(none.body.error.code).toBe('not_found');

@@ -90,6 +90,7 @@ describe("teacher: a student's detail", () => {
           quizzes: [
             { lesson_id: course.lessons[1].id, lesson_title: 'Quiz', attempts: 2, best_score: 100, passed: true },
           ],
+          lesson_scores: [],
         },
       ],
       exams: [],

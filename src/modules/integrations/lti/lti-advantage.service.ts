@@ -5,7 +5,13 @@ import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
 import { ProgressService } from '@/modules/learning/progress/progress.service';
 import { LTI_ROLE, LTI_SCOPE, ltiRoles } from './lti.constants';
-import { type ContextRow, type LineItemRow, type LineItemValues, LtiRepository } from './lti.repository';
+import {
+  type ContextRow,
+  type LineItemRow,
+  type LineItemValues,
+  LtiRepository,
+  type ServiceContextRow,
+} from './lti.repository';
 import { LtiServiceError } from './lti-service-errors';
 import type { ServiceAccess } from './lti-token.service';
 
@@ -98,16 +104,28 @@ export class LtiAdvantageService {
 
   async score(access: ServiceAccess, contextId: string, id: string, body: unknown): Promise<void> {
     need(access, [LTI_SCOPE.score]);
-    const context = await this.context(access, contextId);
-    const item = await this.item(access, context, id);
-    const s = scoreValues(body);
-    if (!(await this.repo.isEnrolled(context.organization_id, s.userId, context.course_id))) {
+    // The body is checked first so that one statement reads the context, the deployment, the line item and the
+    // enrollment; its errors still come after the 404s, as before.
+    let s: ReturnType<typeof scoreValues> | null = null;
+    let invalid: unknown = null;
+    try {
+      s = scoreValues(body);
+    } catch (err) {
+      invalid = err;
+    }
+    const target = isUuid(contextId)
+      ? await this.repo.scoreTarget(contextId.toLowerCase(), access.tool.id, id.toLowerCase(), s?.userId ?? null)
+      : null;
+    if (!target || !target.deployment?.enabled) throw new LtiServiceError(404, 'not_found', 'Unknown context.');
+    if (!target.line_item_id) throw new LtiServiceError(404, 'not_found', 'Unknown line item.');
+    if (!s) throw invalid;
+    if (!target.enrolled) {
       throw new LtiServiceError(422, 'invalid_request', 'userId is not enrolled in the course in this organization.');
     }
     const stored = await this.repo.upsertResult({
-      lineItemId: item.id,
+      lineItemId: target.line_item_id,
       userId: s.userId,
-      organizationId: context.organization_id,
+      organizationId: target.organization_id,
       scoreGiven: s.scoreGiven,
       scoreMaximum: s.scoreMaximum,
       comment: s.comment,
@@ -118,8 +136,8 @@ export class LtiAdvantageService {
     });
     const completes =
       s.gradingProgress === 'FullyGraded' && (s.activityProgress === 'Completed' || s.activityProgress === 'Submitted');
-    if (stored && completes && item.lesson_id) {
-      await this.complete(context, s.userId, item.lesson_id);
+    if (stored && completes && target.lesson_id) {
+      await this.complete(target, s.userId, target.lesson_id);
     }
   }
 
@@ -155,7 +173,7 @@ export class LtiAdvantageService {
   async memberships(access: ServiceAccess, contextId: string, query: Record<string, unknown>): Promise<Paged<object>> {
     need(access, [LTI_SCOPE.membership]);
     const context = await this.context(access, contextId);
-    const deployment = await this.repo.deploymentOf(context.organization_id, access.tool.id);
+    const deployment = context.deployment;
     const limit = intParam(query.limit, 100, 1, 1000, 'limit');
     const after = strParam(query.after);
     if (after !== undefined && !isUuid(after)) throw new LtiServiceError(400, 'invalid_request', 'after is not valid.');
@@ -190,7 +208,8 @@ export class LtiAdvantageService {
         members: page.map((m) => ({
           user_id: m.id,
           roles: ltiRoles(m.role),
-          status: 'Active',
+          // NRPS 2.0: a member whose membership is suspended (SCIM `active: false`) stays listed, Inactive.
+          status: m.suspended ? 'Inactive' : 'Active',
           ...(deployment?.send_name && m.name ? nameClaims(m.name) : {}),
           ...(deployment?.send_email && !m.minor ? { email: m.email } : {}),
         })),
@@ -220,10 +239,9 @@ export class LtiAdvantageService {
   }
 
   /** The context, when the token's tool has an enabled deployment in its organization; else 404. */
-  private async context(access: ServiceAccess, contextId: string): Promise<ContextRow> {
-    const context = isUuid(contextId) ? await this.repo.context(contextId.toLowerCase()) : null;
-    const deployment = context ? await this.repo.deploymentOf(context.organization_id, access.tool.id) : null;
-    if (!context || !deployment?.enabled) throw new LtiServiceError(404, 'not_found', 'Unknown context.');
+  private async context(access: ServiceAccess, contextId: string): Promise<ServiceContextRow> {
+    const context = isUuid(contextId) ? await this.repo.serviceContext(contextId.toLowerCase(), access.tool.id) : null;
+    if (!context || !context.deployment?.enabled) throw new LtiServiceError(404, 'not_found', 'Unknown context.');
     return context;
   }
 

@@ -10,6 +10,13 @@ import { LtiRepository, type PlatformKeyRow } from './lti.repository';
 type SigningKey = { kid: string; key: CryptoKey };
 
 /**
+ * How long an instance signs with the active key it read before reading it again. The instance that rotates switches
+ * at once; the others within this time, while the previous key is still published (7 days), so nothing they sign
+ * fails to verify.
+ */
+const ACTIVE_KEY_CACHE_MS = 30_000;
+
+/**
  * The platform's RS256 signing keys (extensions-v3 1.1): RSA 2048, created at first use, the private half sealed
  * with AES-256-GCM under DATA_ENCRYPTION_KEY. Rotation retires the active key; the JWKS keeps a retired key's
  * public half for 7 days so what it signed still verifies.
@@ -18,6 +25,8 @@ type SigningKey = { kid: string; key: CryptoKey };
 export class LtiKeysService {
   /** Imported private keys by kid (importing a PKCS#8 key costs more than signing with it). */
   private readonly imported = new Map<string, Promise<CryptoKey>>();
+  /** The active key and when it was read (a launch signs without a statement for ACTIVE_KEY_CACHE_MS). */
+  private active: { key: Promise<SigningKey>; readAt: number } | null = null;
 
   constructor(
     private readonly repo: LtiRepository,
@@ -65,10 +74,23 @@ export class LtiKeysService {
       );
       return row.kid;
     });
+    this.active = null;
     return { kid };
   }
 
-  private async signingKey(): Promise<SigningKey> {
+  private signingKey(): Promise<SigningKey> {
+    const now = this.clock.nowMs();
+    if (!this.active || now - this.active.readAt >= ACTIVE_KEY_CACHE_MS || now < this.active.readAt) {
+      const key = this.readSigningKey();
+      this.active = { key, readAt: now };
+      key.catch(() => {
+        if (this.active?.key === key) this.active = null;
+      });
+    }
+    return this.active.key;
+  }
+
+  private async readSigningKey(): Promise<SigningKey> {
     let row = await this.repo.activeKey();
     if (!row) {
       row = await this.transactions.run(async (tx) => {

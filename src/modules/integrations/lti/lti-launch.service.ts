@@ -83,19 +83,19 @@ export class LtiLaunchService {
 
   /** The URL of the tool's login initiation for a learner (or staff member) opening the lesson. */
   async launchUrl(member: Membership, sessionId: string, courseId: string, lessonId: string): Promise<string> {
-    const target = await this.repo.launchTarget(member.organizationId, courseId, lessonId);
-    if (!target) throw ApiError.notFound();
-    if (member.role === 'student' && !(await this.repo.isEnrolled(member.organizationId, member.userId, courseId))) {
+    const start = await this.repo.launchStart(member.organizationId, courseId, lessonId, member.userId);
+    if (!start) throw ApiError.notFound();
+    if (member.role === 'student' && !start.enrolled) {
       throw ApiError.forbidden('Enroll in the course first.', 'not_enrolled');
     }
     // A launch hands the person to a third party: a minor needs their guardian's consent, as for learning's writes.
-    const person = await this.repo.person(member.organizationId, member.userId);
-    if (person?.minor && !(await this.consent?.hasConsent(member.userId, member.organizationId))) {
+    if (start.minor && !(await this.consent?.hasConsent(member.userId, member.organizationId))) {
       throw ApiError.forbidden('This needs your guardian’s consent first.', 'guardian_consent_required');
     }
-    const tool = await this.repo.tool(target.link.tool_id);
+    const tool = start.tool;
     if (!tool || !tool.enabled) throw unavailable();
-    const deployment = await this.repo.ensureDeployment(member.organizationId, tool.id, this.clock.now());
+    const deployment =
+      start.deployment ?? (await this.repo.ensureDeployment(member.organizationId, tool.id, this.clock.now()));
     if (!deployment.enabled) throw unavailable();
     const hint = this.signHint({
       m: 'LtiResourceLinkRequest',
@@ -107,7 +107,7 @@ export class LtiLaunchService {
       l: lessonId,
       exp: this.clock.nowSeconds() + LOGIN_HINT_TTL,
     });
-    return this.loginUrl(tool, hint, lessonId, target.link.url ?? tool.target_link_uri, deployment.deployment_id);
+    return this.loginUrl(tool, hint, lessonId, start.link_url ?? tool.target_link_uri, deployment.deployment_id);
   }
 
   /** The URL of the tool's login initiation for an editor choosing content (Deep Linking), default deployment. */
@@ -190,43 +190,45 @@ export class LtiLaunchService {
       throw new AuthorizeFailure('login_required', 'Sign in as the person who started the launch.');
     }
     if (!tool.enabled) throw new AuthorizeFailure('access_denied', 'The tool is disabled.');
-    const now = this.clock.now();
-    if (!(await this.repo.useOnce(`auth:${tool.id}`, p.nonce, new Date(now.getTime() + NONCE_TTL * 1000), now))) {
-      throw new AuthorizeFailure('invalid_request', 'The nonce was already used.');
-    }
     const claims =
       hint.m === 'LtiResourceLinkRequest'
         ? await this.resourceLinkClaims(tool, hint)
         : await this.deepLinkingClaims(tool, hint);
+    // The nonce is used, and the launch recorded, in one statement once every check passed; then the signature.
+    const now = this.clock.now();
+    const fresh = await this.repo.useNonceAndRecordLaunch(
+      { kind: `auth:${tool.id}`, value: p.nonce, expiresAt: new Date(now.getTime() + NONCE_TTL * 1000) },
+      {
+        toolId: tool.id,
+        organizationId: hint.o ?? null,
+        lessonId: hint.l ?? null,
+        userId: hint.u,
+        messageType: hint.m,
+        at: now,
+      },
+    );
+    if (!fresh) throw new AuthorizeFailure('invalid_request', 'The nonce was already used.');
     const idToken = await this.keys.sign(
       { iss: this.config.baseUrl, aud: tool.client_id, azp: tool.client_id, sub: hint.u, nonce: p.nonce, ...claims },
       ID_TOKEN_TTL,
     );
-    await this.repo.insertLaunch({
-      toolId: tool.id,
-      organizationId: hint.o ?? null,
-      lessonId: hint.l ?? null,
-      userId: hint.u,
-      messageType: hint.m,
-      at: now,
-    });
     return { id_token: idToken };
   }
 
   private async resourceLinkClaims(tool: ToolRow, hint: LoginHint): Promise<Record<string, unknown>> {
     const organizationId = hint.o as string;
     const lessonId = hint.l as string;
-    const [target, person, orgName] = await Promise.all([
-      this.repo.launchTarget(organizationId, hint.c, lessonId),
-      this.repo.person(organizationId, hint.u),
-      this.repo.organizationName(organizationId),
-    ]);
-    if (!target || !person) throw new AuthorizeFailure('access_denied', 'The lesson or the membership is gone.');
+    const state = await this.repo.resourceLinkState(organizationId, hint.c, lessonId, hint.u, tool.id);
+    const person = state?.person;
+    if (!state || !person) throw new AuthorizeFailure('access_denied', 'The lesson or the membership is gone.');
+    const target = state;
     if (target.link.tool_id !== tool.id)
       throw new AuthorizeFailure('access_denied', 'The lesson no longer uses this tool.');
-    const deployment = await this.repo.ensureDeployment(organizationId, tool.id, this.clock.now());
+    const deployment =
+      state.deployment ?? (await this.repo.ensureDeployment(organizationId, tool.id, this.clock.now()));
     if (!deployment.enabled) throw new AuthorizeFailure('access_denied', 'The deployment is disabled.');
-    const contextId = await this.repo.ensureContext(organizationId, hint.c);
+    const contextId = state.context_id ?? (await this.repo.ensureContext(organizationId, hint.c));
+    const orgName = state.organization_name;
     const sendName = deployment.send_name && person.name !== null;
     const sendEmail = deployment.send_email && !person.minor;
     const vars: Record<string, string | null> = {
@@ -240,7 +242,11 @@ export class LtiLaunchService {
     const services = `${this.config.baseUrl}/api/v1/lti/contexts/${contextId}`;
     const agsScopes = tool.scopes.filter((s) => AGS_SCOPES.includes(s));
     const lineItemId =
-      target.link.score_maximum !== null ? await this.lessonLineItemUrl(tool, contextId, organizationId, target) : null;
+      target.link.score_maximum === null
+        ? null
+        : state.line_item_id && state.context_id
+          ? `${services}/lineitems/${state.line_item_id}`
+          : await this.lessonLineItemUrl(tool, contextId, organizationId, target);
     return {
       [LTI_CLAIM.messageType]: 'LtiResourceLinkRequest',
       [LTI_CLAIM.version]: '1.3.0',
@@ -348,7 +354,7 @@ export class LtiLaunchService {
   }
 
   private loginUrl(
-    tool: ToolRow,
+    tool: Pick<ToolRow, 'initiate_login_url' | 'client_id'>,
     hint: string,
     messageHint: string,
     targetLinkUri: string,

@@ -198,7 +198,9 @@ export class LtiServicesController {
     summary: 'AGS: post a score',
     description:
       `score. ${SCOPE_NOTE} A score not newer than the stored one is ignored (204). FullyGraded with Completed or ` +
-      "Submitted on a lesson's line item completes the lesson (progress, events, XP, certificate), once.",
+      "Submitted on a lesson's line item completes the lesson (progress, events, XP, certificate), once. The " +
+      "latest score given on a lesson's line item shows as `lesson_scores` (0..100) in the learner's progress and " +
+      "the teacher's student view.",
   })
   @ApiParam({ name: 'context_id', format: 'uuid' })
   @ApiParam({ name: 'line_item_id', format: 'uuid' })
@@ -238,7 +240,11 @@ export class LtiServicesController {
   @Get('contexts/:context_id/memberships')
   @ApiOperation({
     summary: "NRPS: the context's members",
-    description: `contextmembership.readonly. ${SCOPE_NOTE} Filters \`role\`, \`limit\` (1..1000); ordered by user id.`,
+    description:
+      `contextmembership.readonly. ${SCOPE_NOTE} Filters \`role\` (a full role URI or Learner, Instructor, ` +
+      `Administrator), \`limit\` (1..1000); ordered by user id. A member whose membership is suspended (SCIM) is ` +
+      `listed with \`status: "Inactive"\`. Names and emails follow the deployment's privacy settings; a minor's email ` +
+      `is never sent.`,
   })
   @ApiParam({ name: 'context_id', format: 'uuid' })
   @ApiProduces(MEMBERSHIPS)

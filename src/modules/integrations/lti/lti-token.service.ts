@@ -105,10 +105,10 @@ export class LtiTokenService {
   async access(authorization: string | undefined): Promise<ServiceAccess> {
     const m = /^Bearer ([A-Za-z0-9_-]{20,200})$/.exec(authorization ?? '');
     if (!m) throw new LtiServiceError(401, 'invalid_token', 'A bearer token from the LTI token endpoint is required.');
-    const row = await this.repo.accessToken(this.crypto.sha256(m[1]), this.clock.now());
-    const tool = row ? await this.repo.tool(row.tool_id) : null;
-    if (!row || !tool || !tool.enabled)
-      throw new LtiServiceError(401, 'invalid_token', 'The token is invalid or expired.');
+    // The token and its tool (enabled, not deleted) in one statement.
+    const row = await this.repo.serviceAccess(this.crypto.sha256(m[1]), this.clock.now());
+    if (!row) throw new LtiServiceError(401, 'invalid_token', 'The token is invalid or expired.');
+    const { tool } = row;
     if (this.serviceBudget) {
       try {
         await this.limits.consume(this.serviceBudget, tool.id);

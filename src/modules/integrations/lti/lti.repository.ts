@@ -94,6 +94,32 @@ export interface ContextRow {
   title: string;
 }
 
+/** What a launch from a lesson needs, read in one statement (extensions-v3 1.3). */
+export interface LaunchStart {
+  tool_id: string;
+  link_url: string | null;
+  enrolled: boolean;
+  minor: boolean;
+  /** null when the tool is deleted */
+  tool: Pick<ToolRow, 'id' | 'enabled' | 'client_id' | 'initiate_login_url' | 'target_link_uri'> | null;
+  /** null until the organization's deployment of the tool exists */
+  deployment: Pick<DeploymentRow, 'deployment_id' | 'enabled'> | null;
+}
+
+/** What the id_token of a resource-link launch needs, read in one statement; null parts are created at first use. */
+export interface ResourceLinkState extends LaunchTarget {
+  person: PersonRow | null;
+  organization_name: string;
+  deployment: Pick<DeploymentRow, 'deployment_id' | 'enabled' | 'send_name' | 'send_email'> | null;
+  context_id: string | null;
+  line_item_id: string | null;
+}
+
+/** A context with the tool's deployment in its organization (null when it has none). */
+export interface ServiceContextRow extends ContextRow {
+  deployment: Pick<DeploymentRow, 'enabled' | 'send_name' | 'send_email'> | null;
+}
+
 /** TypeORM answers an UPDATE ... RETURNING as `[rows, count]`; this gives the rows either way. */
 function updated<T>(result: unknown): T[] {
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
@@ -340,16 +366,69 @@ export class LtiRepository {
     );
   }
 
-  /** A lesson with a tool link in a course the organization sees. */
-  async launchTarget(organizationId: string, courseId: string, lessonId: string): Promise<LaunchTarget | null> {
-    const rows: (LaunchTarget & { link: LessonLinkRow })[] = await this.dataSource.query(
-      `SELECT ls.id AS lesson_id, ls.title AS lesson_title, c.id AS course_id, c.slug AS course_slug,
-              c.title AS course_title, to_jsonb(l) AS link
+  /**
+   * The lesson's tool link in a course the organization sees, with whether the person is enrolled and a minor, the
+   * tool and the organization's deployment of it: one statement for the launch's first step.
+   */
+  async launchStart(
+    organizationId: string,
+    courseId: string,
+    lessonId: string,
+    userId: string,
+  ): Promise<LaunchStart | null> {
+    const rows: LaunchStart[] = await this.dataSource.query(
+      `SELECT l.tool_id, l.url AS link_url,
+              EXISTS (SELECT 1 FROM enrollments e
+                      WHERE e.organization_id = $1 AND e.user_id = $4 AND e.course_id = c.id) AS enrolled,
+              coalesce(u.age_bracket = 'under_18', false) AS minor,
+              CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('id', t.id, 'enabled', t.enabled,
+                'client_id', t.client_id, 'initiate_login_url', t.initiate_login_url,
+                'target_link_uri', t.target_link_uri) END AS tool,
+              CASE WHEN d.deployment_id IS NULL THEN NULL
+                ELSE json_build_object('deployment_id', d.deployment_id, 'enabled', d.enabled) END AS deployment
        FROM lessons ls
        JOIN courses c ON c.id = ls.course_id
        JOIN lti_lesson_links l ON l.lesson_id = ls.id
+       LEFT JOIN lti_tools t ON t.id = l.tool_id AND t.deleted_at IS NULL
+       LEFT JOIN users u ON u.id = $4
+       LEFT JOIN lti_deployments d ON d.organization_id = $1 AND d.tool_id = l.tool_id
        WHERE ls.id = $3 AND c.id = $2 AND ${visibleTo('c', '$1')}`,
-      [organizationId, courseId, lessonId],
+      [organizationId, courseId, lessonId, userId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Everything the id_token of a resource-link launch names, in one statement: the lesson's link, the member, the
+   * organization's name, its deployment of the tool, the course's context and the lesson's line item there (the last
+   * three null until first use).
+   */
+  async resourceLinkState(
+    organizationId: string,
+    courseId: string,
+    lessonId: string,
+    userId: string,
+    toolId: string,
+  ): Promise<ResourceLinkState | null> {
+    const rows: ResourceLinkState[] = await this.dataSource.query(
+      `SELECT ls.id AS lesson_id, ls.title AS lesson_title, c.id AS course_id, c.slug AS course_slug,
+              c.title AS course_title, to_jsonb(l) AS link, o.name AS organization_name,
+              CASE WHEN m.user_id IS NULL THEN NULL ELSE json_build_object('id', u.id, 'email', u.email,
+                'name', u.name, 'locale', u.locale, 'minor', u.age_bracket = 'under_18', 'role', m.role) END AS person,
+              CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('deployment_id', d.deployment_id,
+                'enabled', d.enabled, 'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
+              x.id AS context_id, li.id AS line_item_id
+       FROM lessons ls
+       JOIN courses c ON c.id = ls.course_id
+       JOIN lti_lesson_links l ON l.lesson_id = ls.id
+       JOIN organizations o ON o.id = $1
+       LEFT JOIN memberships m ON m.organization_id = $1 AND m.user_id = $4
+       LEFT JOIN users u ON u.id = m.user_id
+       LEFT JOIN lti_deployments d ON d.organization_id = $1 AND d.tool_id = $5
+       LEFT JOIN lti_contexts x ON x.organization_id = $1 AND x.course_id = c.id
+       LEFT JOIN lti_line_items li ON li.context_id = x.id AND li.lesson_id = ls.id
+       WHERE ls.id = $3 AND c.id = $2 AND ${visibleTo('c', '$1')}`,
+      [organizationId, courseId, lessonId, userId, toolId],
     );
     return rows[0] ?? null;
   }
@@ -390,21 +469,6 @@ export class LtiRepository {
     return rows[0] ?? null;
   }
 
-  async isEnrolled(organizationId: string, userId: string, courseId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `SELECT 1 FROM enrollments WHERE organization_id = $1 AND user_id = $2 AND course_id = $3`,
-      [organizationId, userId, courseId],
-    );
-    return rows.length > 0;
-  }
-
-  async organizationName(organizationId: string): Promise<string | null> {
-    const rows: { name: string }[] = await this.dataSource.query(`SELECT name FROM organizations WHERE id = $1`, [
-      organizationId,
-    ]);
-    return rows[0]?.name ?? null;
-  }
-
   // Contexts
 
   async ensureContext(organizationId: string, courseId: string, tx?: Tx): Promise<string> {
@@ -421,15 +485,6 @@ export class LtiRepository {
     return rows[0].id;
   }
 
-  async context(contextId: string): Promise<ContextRow | null> {
-    const rows: ContextRow[] = await this.dataSource.query(
-      `SELECT x.id, x.organization_id, x.course_id, c.slug, c.title
-       FROM lti_contexts x JOIN courses c ON c.id = x.course_id WHERE x.id::text = $1`,
-      [contextId],
-    );
-    return rows[0] ?? null;
-  }
-
   // Nonces, launches
 
   /** Records a single-use value; false when it was already used (and has not expired). */
@@ -444,19 +499,43 @@ export class LtiRepository {
     return rows.length > 0;
   }
 
-  async insertLaunch(launch: {
-    toolId: string;
-    organizationId: string | null;
-    lessonId: string | null;
-    userId: string;
-    messageType: string;
-    at: Date;
-  }): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO lti_launches (tool_id, organization_id, lesson_id, user_id, message_type, at)
-       VALUES ($1, $2, $3, $4, $5, $6)`,
-      [launch.toolId, launch.organizationId, launch.lessonId, launch.userId, launch.messageType, launch.at],
+  /**
+   * Uses the nonce once and records the launch in one statement; false (nothing recorded) when the nonce was already
+   * used and has not expired.
+   */
+  async useNonceAndRecordLaunch(
+    nonce: { kind: string; value: string; expiresAt: Date },
+    launch: {
+      toolId: string;
+      organizationId: string | null;
+      lessonId: string | null;
+      userId: string;
+      messageType: string;
+      at: Date;
+    },
+  ): Promise<boolean> {
+    const rows: unknown[] = await this.dataSource.query(
+      `WITH used AS (
+         INSERT INTO lti_used_nonces (kind, value, expires_at) VALUES ($1, $2, $3)
+         ON CONFLICT (kind, value) DO UPDATE SET expires_at = EXCLUDED.expires_at
+           WHERE lti_used_nonces.expires_at <= $9
+         RETURNING 1)
+       INSERT INTO lti_launches (tool_id, organization_id, lesson_id, user_id, message_type, at)
+       SELECT $4::uuid, $5::uuid, $6::uuid, $7::uuid, $8::text, $9::timestamptz FROM used
+       RETURNING 1`,
+      [
+        nonce.kind,
+        nonce.value,
+        nonce.expiresAt,
+        launch.toolId,
+        launch.organizationId,
+        launch.lessonId,
+        launch.userId,
+        launch.messageType,
+        launch.at,
+      ],
     );
+    return rows.length > 0;
   }
 
   /** Launches in the organization since `since` (its statistics). */
@@ -646,6 +725,30 @@ export class LtiRepository {
     );
   }
 
+  /**
+   * The person's scores on lessons' line items in the organization, for these courses (the latest stored result of
+   * each lesson with a given score), in course order.
+   */
+  async lessonScores(
+    organizationId: string,
+    userId: string,
+    courseIds: readonly string[],
+  ): Promise<{ course_id: string; lesson_id: string; lesson_title: string; score: number; updated_at: Date }[]> {
+    if (courseIds.length === 0) return [];
+    return this.dataSource.query(
+      `SELECT x.course_id, li.lesson_id, ls.title AS lesson_title,
+              round(least(100, 100 * r.score_given / r.score_maximum), 2)::float8 AS score, r.updated_at
+       FROM lti_results r
+       JOIN lti_line_items li ON li.id = r.line_item_id AND li.lesson_id IS NOT NULL
+       JOIN lti_contexts x ON x.id = li.context_id AND x.organization_id = r.organization_id
+       JOIN lessons ls ON ls.id = li.lesson_id AND ls.course_id = x.course_id
+       WHERE r.organization_id = $1 AND r.user_id = $2 AND x.course_id = ANY($3::uuid[])
+         AND r.score_given IS NOT NULL AND r.score_maximum > 0
+       ORDER BY x.course_id, ls.position, ls.id`,
+      [organizationId, userId, courseIds],
+    );
+  }
+
   // Service tokens
 
   async insertAccessToken(hash: string, toolId: string, scopes: string[], expiresAt: Date): Promise<void> {
@@ -655,19 +758,62 @@ export class LtiRepository {
     );
   }
 
-  async accessToken(hash: string, now: Date): Promise<{ tool_id: string; scopes: string[] } | null> {
-    const rows: { tool_id: string; scopes: string[] }[] = await this.dataSource.query(
-      `SELECT tool_id, scopes FROM lti_access_tokens WHERE token_hash = $1 AND expires_at > $2`,
+  /** The enabled tool and scopes of a live service token, in one statement. */
+  async serviceAccess(hash: string, now: Date): Promise<{ tool: ToolRow; scopes: string[] } | null> {
+    const rows: (ToolRow & { access_scopes: string[] })[] = await this.dataSource.query(
+      `SELECT a.scopes AS access_scopes, ${TOOL_COLUMNS.split(',')
+        .map((c) => `t.${c.trim()}`)
+        .join(', ')}
+       FROM lti_access_tokens a JOIN lti_tools t ON t.id = a.tool_id AND t.deleted_at IS NULL AND t.enabled
+       WHERE a.token_hash = $1 AND a.expires_at > $2`,
       [hash, now],
+    );
+    if (!rows[0]) return null;
+    const { access_scopes: scopes, ...tool } = rows[0];
+    return { tool, scopes };
+  }
+
+  /** A context with the tool's deployment in its organization, in one statement. */
+  async serviceContext(contextId: string, toolId: string): Promise<ServiceContextRow | null> {
+    const rows: ServiceContextRow[] = await this.dataSource.query(
+      `SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
+              CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('enabled', d.enabled,
+                'send_name', d.send_name, 'send_email', d.send_email) END AS deployment
+       FROM lti_contexts x JOIN courses c ON c.id = x.course_id
+       LEFT JOIN lti_deployments d ON d.organization_id = x.organization_id AND d.tool_id = $2
+       WHERE x.id::text = $1`,
+      [contextId, toolId],
     );
     return rows[0] ?? null;
   }
 
-  async deploymentOf(organizationId: string, toolId: string): Promise<DeploymentRow | null> {
-    const rows: DeploymentRow[] = await this.dataSource.query(
-      `SELECT * FROM lti_deployments WHERE organization_id = $1 AND tool_id = $2`,
-      [organizationId, toolId],
-    );
+  /**
+   * What a score needs, in one statement: the context with the tool's deployment, the tool's line item there
+   * (null when unknown), and whether the learner is enrolled in the course in the context's organization.
+   */
+  async scoreTarget(
+    contextId: string,
+    toolId: string,
+    lineItemId: string,
+    userId: string | null,
+  ): Promise<
+    (ServiceContextRow & { line_item_id: string | null; lesson_id: string | null; enrolled: boolean }) | null
+  > {
+    const rows: (ServiceContextRow & { line_item_id: string | null; lesson_id: string | null; enrolled: boolean })[] =
+      await this.dataSource.query(
+        `SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
+                CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('enabled', d.enabled,
+                  'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
+                li.id AS line_item_id, li.lesson_id,
+                ($4::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM enrollments e
+                  WHERE e.organization_id = x.organization_id AND e.user_id = $4::uuid AND e.course_id = x.course_id))
+                  AS enrolled
+         FROM lti_contexts x JOIN courses c ON c.id = x.course_id
+         LEFT JOIN lti_deployments d ON d.organization_id = x.organization_id AND d.tool_id = $2
+         LEFT JOIN lti_line_items li ON li.context_id = x.id AND li.tool_id = $2 AND li.id::text = $3
+         WHERE x.id::text = $1`,
+        [contextId, toolId, lineItemId, userId],
+      );
     return rows[0] ?? null;
   }
 
@@ -675,15 +821,16 @@ export class LtiRepository {
 
   /**
    * The context's members after `after` (user id order): people enrolled in the course in the organization, and
-   * its owners, admins and teachers.
+   * its owners, admins and teachers; suspended memberships (SCIM) included, flagged.
    */
   async members(
     organizationId: string,
     courseId: string,
     filter: { roles: readonly string[] | null; after: string | null; limit: number },
-  ): Promise<Omit<PersonRow, 'locale'>[]> {
+  ): Promise<(Omit<PersonRow, 'locale'> & { suspended: boolean })[]> {
     return this.dataSource.query(
-      `SELECT u.id, u.email, u.name, (u.age_bracket = 'under_18') AS minor, m.role
+      `SELECT u.id, u.email, u.name, (u.age_bracket = 'under_18') AS minor, m.role,
+              (m.suspended_at IS NOT NULL) AS suspended
        FROM memberships m JOIN users u ON u.id = m.user_id
        WHERE m.organization_id = $1
          AND (m.role <> 'student' OR EXISTS (SELECT 1 FROM enrollments e

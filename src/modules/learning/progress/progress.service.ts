@@ -12,9 +12,10 @@ import { CatalogService } from '@/modules/learning/courses/catalog.service';
 import type { CourseRow, LessonRow } from '@/modules/learning/courses/courses.types';
 import type { EnrollmentDto } from '@/modules/learning/courses/dto/course.dto';
 import { LearnerState } from '@/modules/learning/courses/learner-state.port';
-import type { MyProgressDto, QuizResultDto, QuizSubmissionInputDto } from './dto/progress.dto';
+import type { LessonScoreDto, MyProgressDto, QuizResultDto, QuizSubmissionInputDto } from './dto/progress.dto';
 import { gradeQuiz, percent } from './learning-rules';
 import { CompletionRequirements, type ExamRequirement, NO_EXAM_REQUIREMENT } from './completion-requirements.port';
+import { type LessonScore, LessonScores } from './lesson-scores.port';
 import { type EnrollmentRow, ProgressRepository } from './progress.repository';
 
 /** One person's progress in one course of an organization (teacher views, programs, reports). */
@@ -43,6 +44,8 @@ export class ProgressService implements LearnerState {
     private readonly events: DomainEvents,
     // Answered by the exams area (extensions-v2 9.8); without it no course requires an exam.
     @Optional() @Inject(CompletionRequirements) private readonly requirements: CompletionRequirements | null,
+    // Answered by the LTI area (extensions-v3 1.6); without it no lesson has a score.
+    @Optional() @Inject(LessonScores) private readonly scores: LessonScores | null,
   ) {}
 
   /** The courses this person has completed in this organization. */
@@ -60,6 +63,16 @@ export class ProgressService implements LearnerState {
       completed: row.status === 'completed',
       last_activity_at: row.last_activity_at,
     }));
+  }
+
+  /** Per course: the lessons an external tool scored for this person here (0..100), in course order. */
+  async lessonScores(
+    organizationId: string,
+    userId: string,
+    courseIds: readonly string[],
+  ): Promise<ReadonlyMap<string, readonly LessonScore[]>> {
+    if (!this.scores || courseIds.length === 0) return new Map();
+    return this.scores.scoresOf(organizationId, userId, courseIds);
   }
 
   /** Whether anyone in any organization is enrolled in the course (the editor refuses to delete it then). */
@@ -229,15 +242,24 @@ export class ProgressService implements LearnerState {
   async mine(member: Membership): Promise<MyProgressDto> {
     const rows = await this.progress.listOf(member.organizationId, member.userId);
     const courseIds = rows.map((r) => r.course_id);
-    const [cards, exams] = await Promise.all([
+    const [cards, exams, scores] = await Promise.all([
       this.catalog.cards(courseIds),
       this.requirements?.examsOf(member.organizationId, member.userId, courseIds),
+      this.lessonScores(member.organizationId, member.userId, courseIds),
     ]);
     return {
       items: rows.flatMap((row) => {
         const card = cards.get(row.course_id);
         const required = exams?.get(row.course_id) ?? NO_EXAM_REQUIREMENT;
-        return card ? [{ ...toDto(row, required), course: this.catalog.toCard(card, true) }] : [];
+        return card
+          ? [
+              {
+                ...toDto(row, required),
+                course: this.catalog.toCard(card, true),
+                lesson_scores: lessonScoresDto(scores.get(row.course_id)),
+              },
+            ]
+          : [];
       }),
     };
   }
@@ -318,6 +340,16 @@ export class ProgressService implements LearnerState {
     if (!reachable.enrollment) throw notEnrolled();
     return { course: reachable.course, lesson };
   }
+}
+
+/** Lesson scores as the progress and teacher views show them. */
+export function lessonScoresDto(scores: readonly LessonScore[] | undefined): LessonScoreDto[] {
+  return (scores ?? []).map((s) => ({
+    lesson_id: s.lesson_id,
+    lesson_title: s.lesson_title,
+    score: s.score,
+    updated_at: s.updated_at.toISOString(),
+  }));
 }
 
 function toDto(row: EnrollmentRow, exams: ExamRequirement): EnrollmentDto {

@@ -5,7 +5,7 @@ import { isUuid } from '@/core/http/uuid';
 import { type Page, type PageQueryDto, toPage } from '@/core/http/pagination';
 import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
 import { CatalogService } from '@/modules/learning/courses/catalog.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
+import { lessonScoresDto, ProgressService } from '@/modules/learning/progress/progress.service';
 import { UsersService } from '@/modules/identity/users/users.service';
 import { Clock } from '@/core/clock/clock';
 import { addDays, localDate } from '@/core/time/local-time';
@@ -53,6 +53,11 @@ export class TeacherService {
       this.repository.exams(organizationId, studentId),
       this.repository.activeDays(organizationId, studentId, student.timeZone),
     ]);
+    const scores = await this.progress.lessonScores(
+      organizationId,
+      studentId,
+      courses.map((c) => c.course_id as string),
+    );
     const today = localDate(this.clock.now(), student.timeZone);
     const since = addDays(today, -29);
     const set = new Set(days);
@@ -73,6 +78,7 @@ export class TeacherService {
           lessons_total: total,
           last_activity_at: new Date(c.last_activity_at as string).toISOString(),
           quizzes: c.quizzes as StudentQuizDto[],
+          lesson_scores: lessonScoresDto(scores.get(c.course_id as string)),
         };
       }),
       exams: exams.map((e) => ({

@@ -50,8 +50,29 @@ export class QuizResultDto {
   @ApiProperty({ type: [QuestionResultDto] }) results!: QuestionResultDto[];
 }
 
+export class LessonScoreDto {
+  @ApiProperty({ format: 'uuid' }) lesson_id!: string;
+  @ApiProperty() lesson_title!: string;
+  @ApiProperty({
+    minimum: 0,
+    maximum: 100,
+    description:
+      "The external tool's latest score (LTI AGS `scoreGiven / scoreMaximum`) as a percent, two decimals at most; " +
+      'extra credit above the maximum counts as 100',
+  })
+  score!: number;
+  @ApiProperty({ format: 'date-time', description: 'When the tool last sent a score' }) updated_at!: string;
+}
+
 export class ProgressItemDto extends EnrollmentDto {
   @ApiProperty({ type: CourseCardDto }) course!: CourseCardDto;
+  @ApiProperty({
+    type: [LessonScoreDto],
+    description:
+      'Lessons of the course an external tool (LTI) scored for the caller in this organization, in course order; ' +
+      'empty when none',
+  })
+  lesson_scores!: LessonScoreDto[];
 }
 
 export class MyProgressDto {

@@ -1,4 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { LessonScoreDto } from '@/modules/learning/progress/dto/progress.dto';
 
 export class TeacherCohortDto {
   @ApiProperty({ format: 'uuid' }) id!: string;
@@ -77,6 +78,12 @@ export class StudentCourseDetailDto {
   @ApiProperty({ format: 'date-time' }) last_activity_at!: string;
   @ApiProperty({ type: [StudentQuizDto], description: 'Quizzes of the course the student attempted' })
   quizzes!: StudentQuizDto[];
+  @ApiProperty({
+    type: [LessonScoreDto],
+    description:
+      'Lessons of the course an external tool (LTI) scored for the student in this organization, in course order',
+  })
+  lesson_scores!: LessonScoreDto[];
 }
 
 export class StudentExamDto {
