@@ -1,5 +1,7 @@
-// Two projects: unit tests beside the code, e2e suites under test/ that boot the whole app against real
-// PostgreSQL, Redis and an SMTP sink. The global setup migrates one template database per run.
+// Three projects: unit tests beside the code; integration tests (test/integration/<context>/<area>.int-spec.ts)
+// that run one area's services and repositories on real PostgreSQL and Redis without HTTP; e2e suites under test/
+// that boot the whole app against real PostgreSQL, Redis and an SMTP sink. The global setup migrates one template
+// database per run, which the integration and e2e files copy.
 const swc = ['@swc/jest', { swcrc: true }];
 const moduleNameMapper = {
   '^@/(.*)$': '<rootDir>/src/$1',
@@ -29,6 +31,11 @@ module.exports = {
       displayName: 'unit',
       testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/migrations/**/*.spec.ts'],
       setupFiles: ['<rootDir>/test/support/unit-setup.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/integration/**/*.int-spec.ts'],
     },
     {
       ...common,

@@ -11,7 +11,7 @@ import { NotificationSubscribers } from '@/modules/community/notifications/notif
 import type { SignedIn } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';
-import { waitUntil } from '../../support/wait';
+import { backgroundIdle, waitUntil } from '../../support/wait';
 
 type Row = Record<string, unknown> & { id: string };
 
@@ -743,12 +743,12 @@ describe('notifications', () => {
       const row = await waitRow(erin.user.id, source);
       expect(row).toMatchObject({ category: 'streak_reminder', in_app: false, title: 'No pierdas tu racha' });
       await jobs.streakReminders({ scheduledAt: new Date(at.getTime() + 5 * MINUTE), jobId: 'y' });
-      await new Promise((r) => setTimeout(r, 500));
+      await backgroundIdle(t, 'the second reminder run');
       expect(await rowsOf(erin.user.id)).toHaveLength(1);
       // At 20:20 local nobody is in the window.
       digest.streakDue.add(bob.user.id);
       await jobs.streakReminders({ scheduledAt: new Date('2026-12-01T20:20:00Z'), jobId: 'z' });
-      await new Promise((r) => setTimeout(r, 500));
+      await backgroundIdle(t, 'the reminder run at 20:20');
       expect((await rowsOf(bob.user.id)).filter((r) => r.category === 'streak_reminder')).toHaveLength(0);
     });
 

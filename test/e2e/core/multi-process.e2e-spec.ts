@@ -15,7 +15,6 @@ import { waitUntil } from '../../support/wait';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies read field by field
 type Json = Record<string, any>;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const DRAIN_MS = 1500;
 
 /** Generated files live in one object store for every process (an s3rver of the suite), as in production. */
@@ -267,8 +266,9 @@ describe('several machines: two API processes and a worker (5.2)', () => {
       const round = await pa.inbox.take<Json>('duel:round', 10_000);
       expect((await pb.inbox.take<Json>('duel:round', 10_000)).round).toBe(n);
       const result = pa.inbox.take<Json>('duel:round_result', 10_000);
-      const wait = new Date(round.starts_at as string).getTime() - new Date(round.server_now as string).getTime();
-      if (wait > 0) await sleep(wait + 20);
+      // Separate processes on the real clock (one wall clock for all): wait until the round has started.
+      const startsAt = new Date(round.starts_at as string).getTime();
+      await waitUntil(() => Date.now() > startsAt, { intervalMs: 5, what: `round ${n} to start` });
       const options = round.question.options as Json[];
       const right = options.find((o) => o.text === 'Right')!.id as string;
       const wrong = options.find((o) => o.text !== 'Right')!.id as string;
@@ -329,7 +329,7 @@ describe('several machines: two API processes and a worker (5.2)', () => {
           if (ok) inRotation.add(base);
           else inRotation.delete(base);
         }
-        await sleep(100);
+        await new Promise((r) => setTimeout(r, 100)); // the balancer's health-check period
       }
     })();
     const one = async (n: number): Promise<void> => {

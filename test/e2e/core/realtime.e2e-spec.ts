@@ -12,6 +12,7 @@ import { member } from '../../support/exams';
 import { accessCookie, call, connected, nextEvent, refused, socketTo } from '../../support/realtime';
 import { adult, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';
+import { resendUntil } from '../../support/wait';
 
 class EchoDto {
   @IsString()
@@ -277,10 +278,10 @@ describe('Realtime core (Socket.IO at /api/v1/socket.io)', () => {
       expect(await call(s2, 'echo', { text: 'b' })).toMatchObject({ ok: true, user_id: alice.user.id });
       const got = nextEvent(s, 'probe:cross');
       const got2 = nextEvent(s2, 'probe:cross');
-      // Give the second instance's stream reader a moment to start.
-      await new Promise((r) => setTimeout(r, 300));
-      other.app.get(Realtime).emitToUser('/probe-realtime', alice.user.id, 'probe:cross', { from: 'other' });
-      expect(await got).toEqual({ from: 'other' });
+      // The second instance's stream reader may still be starting: the emit is repeated until it has arrived.
+      const emit = (): void =>
+        other.app.get(Realtime).emitToUser('/probe-realtime', alice.user.id, 'probe:cross', { from: 'other' });
+      expect(await resendUntil(emit, got)).toEqual({ from: 'other' });
       expect(await got2).toEqual({ from: 'other' });
     } finally {
       for (const s of sockets.splice(0)) s.disconnect();
@@ -306,9 +307,9 @@ describe('Realtime core from a process without the HTTP server (the worker)', ()
     const detached = new Realtime(t.config, t.clock, t.app.get(HandshakeAuthenticator));
     try {
       const got = nextEvent(s, 'probe:from-worker');
-      await new Promise((r) => setTimeout(r, 300));
-      detached.emitToUser('/probe-realtime', owner.user.id, 'probe:from-worker', { job: 1 });
-      expect(await got).toEqual({ job: 1 });
+      // The detached server's connection may still be opening: the emit is repeated until it has arrived.
+      const emit = (): void => detached.emitToUser('/probe-realtime', owner.user.id, 'probe:from-worker', { job: 1 });
+      expect(await resendUntil(emit, got)).toEqual({ job: 1 });
     } finally {
       s.disconnect();
       await detached.onApplicationShutdown();

@@ -15,7 +15,7 @@ import { makeCourse } from '../../cross-tenant/learning.routes';
 import { signIn, type SignedIn, stepUpByEmail } from '../../support/auth';
 import { addMember, adult, createOrganization } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';
-import { waitUntil } from '../../support/wait';
+import { backgroundIdle, waitUntil } from '../../support/wait';
 
 const DAY = 24 * 3600 * 1000;
 const HOUR = 3600 * 1000;
@@ -224,7 +224,7 @@ describe('privacy: erasure', () => {
       await runSchedule(ERASURE_REMINDERS);
       await t.mail.waitForTo(a.email, { after: before, subject: /borrará mañana/ });
       await runSchedule(ERASURE_REMINDERS);
-      await new Promise((r) => setTimeout(r, 300));
+      await backgroundIdle(t, 'the second reminder run');
       expect(t.mail.to(a.email).filter((m) => /mañana/.test(m.subject))).toHaveLength(1);
       expect(await t.app.get(ErasureService).run(erasureId)).toBe('skipped'); // not due yet
     });

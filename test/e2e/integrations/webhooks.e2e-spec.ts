@@ -7,7 +7,7 @@ import { WebhookSender } from '@/modules/integrations/webhooks/webhook-sender';
 import { signIn, type SignedIn, stepUpByEmail } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';
-import { waitUntil } from '../../support/wait';
+import { backgroundIdle, waitUntil } from '../../support/wait';
 import { WebhookReceiver, type ReceivedWebhook } from '../../support/webhook-receiver';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -430,8 +430,8 @@ describe('outbound webhooks (extensions-v2 25.3)', () => {
         type: 'member.role_changed',
         data: { user_id: person.user.id, from: 'student', to: 'teacher' },
       });
-      // Let the dispatcher settle, then nothing went to the disabled endpoint or to organization B's.
-      await new Promise((r) => setTimeout(r, 1_500));
+      // Once no delivery or job is left to run, nothing went to the disabled endpoint or to organization B's.
+      await backgroundIdle(t, 'the webhook fan-out');
       expect(receiver.at(other)).toHaveLength(0);
       expect(receiver.at(path)).toHaveLength(1);
       await t.db.query(`DELETE FROM webhook_endpoints WHERE organization_id = $1`, [orgB]);

@@ -1,11 +1,15 @@
 import type { Socket } from 'socket.io-client';
+import type { ManualClock } from '@/core/clock/clock';
+import { Realtime } from '@/core/realtime/realtime.service';
 import { DuelEngine, DuelTiming } from '@/modules/practice/duels/duel-engine';
+import { DuelLiveStore } from '@/modules/practice/duels/duel-live.store';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import { enroll, member } from '../../support/exams';
 import { accessCookie, call, connected, Inbox, nextEvent, refused, socketTo } from '../../support/realtime';
 import { adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';
+import { resendUntil, waitUntil } from '../../support/wait';
 
 const ROUND_MS = 1500;
 const COUNTDOWN_MS = 150;
@@ -27,7 +31,11 @@ interface Player {
   inbox: Inbox;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * The clocks of the file's instances (the Clock of each app). They move together, so a round starts the moment a
+ * test needs it to instead of after a pause; the engine's own timers (deadlines, gaps, windows) stay real.
+ */
+const clocks: ManualClock[] = [];
 
 function quiz(n: number, tag: string) {
   return {
@@ -62,10 +70,10 @@ function option(round: Json, right: boolean): string {
   return opts.find((o) => (o.text === 'Right') === right)!.id;
 }
 
-/** Waits until the round has started (server clock), then answers. */
+/** Moves the instances' clocks to the round's start when it is still ahead (no waiting), then answers. */
 async function answer(p: Player, duelId: string, round: Json, right: boolean): Promise<Json> {
-  const wait = new Date(round.starts_at).getTime() - new Date(round.server_now).getTime();
-  if (wait > 0) await sleep(wait + 20);
+  const ahead = new Date(round.starts_at).getTime() - clocks[0].nowMs();
+  if (ahead >= 0) for (const clock of clocks) clock.advance(ahead + 1);
   return call(p.socket, 'duel:answer', { duel_id: duelId, round: round.round, option_ids: [option(round, right)] });
 }
 
@@ -102,6 +110,7 @@ describe('Duels (extensions-v2 8)', () => {
 
   beforeAll(async () => {
     t = await createTestApp({ overrides: [timing] });
+    clocks.push(t.clock);
     owner = await adult(t);
     orgA = await createOrganization(t, owner, 'Duels A');
     orgB = await createOrganization(t, await adult(t), 'Duels B');
@@ -416,7 +425,7 @@ describe('Duels (extensions-v2 8)', () => {
       const resultA = nextEvent<Json>(a.socket, 'duel:round_result', 10_000);
       const round2 = nextEvent<Json>(a.socket, 'duel:round', 10_000);
       const opponentAnswered = nextEvent<Json>(b.socket, 'duel:opponent_answered');
-      expect((await answer(a, duelId, { ...round1, server_now: new Date().toISOString() }, true)).ok).toBe(true);
+      expect((await answer(a, duelId, round1, true)).ok).toBe(true);
       expect(await opponentAnswered).toEqual({ duel_id: duelId, round: 1 });
       expect(await call(a.socket, 'duel:answer', { duel_id: duelId, round: 1, option_ids: [] })).toMatchObject({
         ok: false,
@@ -465,13 +474,19 @@ describe('Duels (extensions-v2 8)', () => {
       await answer(a, duelId, r1, true);
       await answer(b, duelId, r1, true);
       await res1;
+      expect((await a.inbox.take<Json>('duel:round')).round).toBe(1);
+      // The engine's gap before round 2 is a real timer: it ends this long after round 1's result.
+      const gapEndsAt = Date.now() + GAP_MS;
       // Bob drops before round 2.
       const gone = nextEvent<Json>(a.socket, 'duel:opponent_disconnected');
       b.socket.disconnect();
       const dis = await gone;
       expect(dis).toEqual({ duel_id: duelId, reconnect_deadline_at: expect.any(String) });
-      // No new round while he is away.
-      await sleep(GAP_MS + COUNTDOWN_MS + 200);
+      // No new round while he is away: he comes back only once round 2 would have started, and round 2 then
+      // starts after his return (its server_now is later than the moment he reconnects).
+      await waitUntil(() => Date.now() > gapEndsAt + COUNTDOWN_MS, { intervalMs: 10, what: 'the gap after round 1' });
+      const reconnectingAt = t.clock.nowMs();
+      const round2A = a.inbox.take<Json>('duel:round', 10_000);
       const back = nextEvent<Json>(a.socket, 'duel:opponent_reconnected');
       const b2 = socketTo(t, '/duels', { cookie: b.cookie, organizationId: orgA });
       open.push(b2);
@@ -483,10 +498,13 @@ describe('Duels (extensions-v2 8)', () => {
       expect(await back).toEqual({ duel_id: duelId });
       const r2 = await round2B;
       expect(r2.round).toBe(2);
+      const r2A = await round2A;
+      expect(r2A.round).toBe(2);
+      expect(new Date(r2A.server_now).getTime()).toBeGreaterThanOrEqual(reconnectingAt);
       const bob2: Player = { s: bobS, cookie: b.cookie, socket: b2, inbox: new Inbox(b2) };
       const res2 = nextEvent<Json>(b2, 'duel:round_result');
       await answer(bob2, duelId, r2, true);
-      await answer(a, duelId, { ...r2, server_now: new Date().toISOString() }, true);
+      await answer(a, duelId, r2, true);
       expect((await res2).you.correct).toBe(true);
       // Ann leaves for good: after the window Bob wins by disconnect.
       const fin = nextEvent<Json>(b2, 'duel:finished', 10_000);
@@ -504,7 +522,8 @@ describe('Duels (extensions-v2 8)', () => {
       // Out of the queue: joining again works.
       expect(await call(a.socket, 'queue:join', {})).toMatchObject({ ok: true });
       a.socket.disconnect();
-      await sleep(200);
+      const duelStore = t.app.get(DuelLiveStore);
+      await waitUntil(async () => !(await duelStore.isQueued(a.s.user.id)), { what: 'the dropped socket to leave' });
       const b = keep(await player(t, orgA, a.s));
       expect(await call(b.socket, 'queue:join', {})).toMatchObject({ ok: true });
       expect(await call(b.socket, 'queue:leave', {})).toEqual({ ok: true });
@@ -523,7 +542,14 @@ describe('Duels (extensions-v2 8)', () => {
       await a.inbox.take('duel:round');
       a.socket.disconnect();
       b.socket.disconnect();
-      await sleep(WINDOW_MS + 800);
+      // The reconnect window is a real timer of the engine: wait for its outcome, the duel's end.
+      await waitUntil(
+        async () => {
+          const [row] = await t.db.query<{ status: string }[]>(`SELECT status FROM duels WHERE id = $1`, [duelId]);
+          return row.status !== 'active';
+        },
+        { what: 'the duel to end after the window' },
+      );
       const rec = await annS.agent.get(`/api/v1/organizations/${orgA}/duels/${duelId}`).expect(200);
       expect(rec.body).toMatchObject({ status: 'abandoned', result: null });
       const events = await t.db.query(`SELECT 1 FROM domain_events WHERE payload->>'duel_id' = $1`, [duelId]);
@@ -560,12 +586,31 @@ describe('Duels (extensions-v2 8)', () => {
         databaseName: t.dbName,
         suffix: t.suffix,
         env: { BASE_URL: t.config.baseUrl },
+        // The second instance's clock starts where the first one's is.
+        clockOffsetMs: t.clock.nowMs() - Date.now(),
       });
-      await sleep(300);
+      clocks.push(other.clock);
+      // Both instances' stream readers are running once an emit on each reaches a socket held by the other.
+      const probe = people[3];
+      for (const [from, to] of [
+        [t, other],
+        [other, t],
+      ]) {
+        const s = await connected(socketTo(to, '/duels', { cookie: await accessCookie(probe), organizationId: orgA }));
+        try {
+          await resendUntil(
+            () => from.app.get(Realtime).emitToUser('/duels', probe.user.id, 'probe:instances', {}),
+            nextEvent(s, 'probe:instances', 15_000),
+          );
+        } finally {
+          s.disconnect();
+        }
+      }
     });
 
     afterAll(async () => {
       for (const s of open.splice(0)) s.disconnect();
+      clocks.splice(clocks.indexOf(other.clock), 1);
       await other?.close();
     });
 

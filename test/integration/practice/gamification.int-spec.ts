@@ -1,0 +1,166 @@
+import {
+  LeaderboardStore,
+  LedgerBoards,
+  RedisLeaderboardStore,
+} from '@/modules/practice/gamification/leaderboard.store';
+import { LedgerRepository } from '@/modules/practice/gamification/ledger.repository';
+import { StreaksRepository } from '@/modules/practice/gamification/streaks.repository';
+import { StreaksService } from '@/modules/practice/gamification/streaks.service';
+import { type Effects, XpLedgerService } from '@/modules/practice/gamification/xp-ledger.service';
+import type { AwardCandidate, XpSource } from '@/modules/practice/gamification/xp-rules';
+import {
+  clockAt,
+  createIntegration,
+  type Integration,
+  insertMember,
+  insertOrganization,
+  insertUser,
+} from '../../support/integration';
+
+/**
+ * The XP ledger and streaks (extensions-v2 3.2, 3.4) on the real database: what an event delivery writes, without
+ * the events, the HTTP layer or the rest of the application.
+ */
+describe('XP ledger and streaks (integration)', () => {
+  let it_: Integration;
+  let ledger: XpLedgerService;
+  let org: string;
+
+  beforeAll(async () => {
+    it_ = await createIntegration({
+      providers: [
+        LedgerRepository,
+        StreaksRepository,
+        StreaksService,
+        XpLedgerService,
+        LedgerBoards,
+        { provide: LeaderboardStore, useClass: RedisLeaderboardStore },
+      ],
+    });
+    ledger = it_.get(XpLedgerService);
+    org = await insertOrganization(it_.db);
+  });
+
+  afterAll(async () => {
+    await it_?.close();
+  });
+
+  const award = (userId: string, source: XpSource, sourceId: string, amount: number, at: string): AwardCandidate => ({
+    organizationId: org,
+    userId,
+    source,
+    sourceId,
+    amount,
+    occurredAt: new Date(at),
+  });
+  const apply = (effects: Partial<Effects>) =>
+    it_.tx((tx) => ledger.apply(tx, { awards: [], activity: [], badges: [], ...effects }));
+  const ledgerOf = (userId: string) =>
+    it_.db.query<{ source: string; amount: number; local_date: string }[]>(
+      `SELECT source, amount, local_date::text AS local_date FROM xp_ledger WHERE user_id = $1 ORDER BY created_at, source_id`,
+      [userId],
+    );
+  const totalOf = async (userId: string): Promise<number> => {
+    const rows = await it_.db.query<{ xp: number }[]>(
+      `SELECT xp::int AS xp FROM xp_totals WHERE organization_id = $1 AND user_id = $2`,
+      [org, userId],
+    );
+    return rows[0]?.xp ?? 0;
+  };
+  async function member(timeZone = 'UTC'): Promise<string> {
+    const { id } = await insertUser(it_.db, { timeZone });
+    await insertMember(it_.db, org, id);
+    return id;
+  }
+
+  it('caps reviews at 50 XP per local day, the 51st review of the day is not written', async () => {
+    clockAt(it_.clock, '2026-11-29T12:00:00Z');
+    const id = await member();
+    const reviews = Array.from({ length: 60 }, (_, i) => award(id, 'review', `card-${i}`, 1, '2026-11-29T11:00:00Z'));
+    const written = await apply({ awards: reviews });
+    expect(written).toHaveLength(50);
+    expect(await totalOf(id)).toBe(50);
+    // A later batch of the same day adds nothing; a lesson (uncapped) still counts.
+    await apply({
+      awards: [
+        award(id, 'review', 'card-60', 1, '2026-11-29T11:30:00Z'),
+        award(id, 'lesson', 'l-1', 10, '2026-11-29T11:30:00Z'),
+      ],
+    });
+    expect(await totalOf(id)).toBe(60);
+  });
+
+  it('the cap counts per local day of the person: past local midnight the reviews count again', async () => {
+    clockAt(it_.clock, '2026-11-29T12:00:00Z');
+    // Auckland is UTC+13 in November: 10:30Z is 23:30 on the 29th, 11:30Z is 00:30 on the 30th.
+    const id = await member('Pacific/Auckland');
+    const before = Array.from({ length: 55 }, (_, i) => award(id, 'review', `a-${i}`, 1, '2026-11-29T10:30:00Z'));
+    const after = Array.from({ length: 5 }, (_, i) => award(id, 'review', `b-${i}`, 1, '2026-11-29T11:30:00Z'));
+    await apply({ awards: [...before, ...after] });
+    const rows = await ledgerOf(id);
+    const byDay = rows.reduce<Record<string, number>>(
+      (acc, r) => ({ ...acc, [r.local_date]: (acc[r.local_date] ?? 0) + r.amount }),
+      {},
+    );
+    expect(byDay).toEqual({ '2026-11-29': 50, '2026-11-30': 5 });
+    expect(await totalOf(id)).toBe(55);
+  });
+
+  it('partially fills the cap (a game worth 30 with 90 already today writes 10) and writes a source key once', async () => {
+    clockAt(it_.clock, '2026-11-29T12:00:00Z');
+    const id = await member();
+    await apply({ awards: [0, 1, 2].map((i) => award(id, 'game', `g-${i}`, 30, '2026-11-29T09:00:00Z')) });
+    expect(await totalOf(id)).toBe(90);
+    await apply({ awards: [award(id, 'game', 'g-3', 30, '2026-11-29T10:00:00Z')] });
+    expect((await ledgerOf(id)).map((r) => r.amount)).toEqual([30, 30, 30, 10]);
+    await apply({ awards: [award(id, 'lesson', 'same', 10, '2026-11-29T10:00:00Z')] });
+    await apply({ awards: [award(id, 'lesson', 'same', 10, '2026-11-29T10:05:00Z')] });
+    expect(await totalOf(id)).toBe(110);
+  });
+
+  it('writes nothing for someone who is not a member of the organization', async () => {
+    clockAt(it_.clock, '2026-11-29T12:00:00Z');
+    const { id } = await insertUser(it_.db);
+    expect(await apply({ awards: [award(id, 'lesson', 'l', 10, '2026-11-29T10:00:00Z')] })).toEqual([]);
+    expect(await ledgerOf(id)).toEqual([]);
+  });
+
+  describe('streak days in the person’s time zone', () => {
+    const active = (userId: string, at: string) => ({
+      organizationId: org,
+      userId,
+      counter: 'lessons_completed' as const,
+      occurredAt: new Date(at),
+      active: true,
+    });
+
+    it('two facts 13 hours apart are two days in Los Angeles and one day in UTC', async () => {
+      clockAt(it_.clock, '2026-11-29T21:00:00Z');
+      const la = await member('America/Los_Angeles');
+      const utc = await member('UTC');
+      // 07:00Z is 23:00 on the 28th in Los Angeles (UTC-8); 20:00Z is 12:00 on the 29th.
+      for (const at of ['2026-11-29T07:00:00Z', '2026-11-29T20:00:00Z'])
+        await apply({ activity: [active(la, at), active(utc, at)] });
+      const streaks = it_.get(StreaksService);
+      expect(await streaks.view(la)).toMatchObject({ current: 2, today_active: true, last_active_on: '2026-11-29' });
+      expect(await streaks.view(utc)).toMatchObject({ current: 1, today_active: true, last_active_on: '2026-11-29' });
+    });
+
+    it('a missed local day ends the streak when there is no freeze; the next active day starts at 1', async () => {
+      clockAt(it_.clock, '2026-11-20T10:00:00Z');
+      const id = await member('Europe/Madrid');
+      await apply({ activity: [active(id, '2026-11-20T10:00:00Z')] });
+      clockAt(it_.clock, '2026-11-21T10:00:00Z');
+      await apply({ activity: [active(id, '2026-11-21T10:00:00Z')] });
+      const streaks = it_.get(StreaksService);
+      expect(await streaks.view(id)).toMatchObject({ current: 2, longest: 2 });
+      // Nothing on the 22nd, 23rd, 24th: more days missed than freezes can cover.
+      clockAt(it_.clock, '2026-11-25T10:00:00Z');
+      const view = await streaks.view(id);
+      expect(view.current).toBe(0);
+      expect(view.longest).toBe(2);
+      await apply({ activity: [active(id, '2026-11-25T10:00:00Z')] });
+      expect(await streaks.view(id)).toMatchObject({ current: 1, longest: 2, today_active: true });
+    });
+  });
+});
