@@ -23,6 +23,7 @@ import {
 } from '@/core/http/protocol-errors';
 import { rawBodyParser } from '@/core/http/raw-body';
 import { requestIdMiddleware, requestIdOf } from '@/core/http/request-id';
+import { configureKeepAlive, installResponseEncoding } from '@/core/http/response-encoding';
 import { securityHeaders } from '@/core/http/security-headers';
 import { buildOpenApiDocument } from '@/core/http/swagger';
 
@@ -46,6 +47,7 @@ export async function prepareApp(app: NestExpressApplication, config: AppConfig)
   app.useWebSocketAdapter(new RealtimeIoAdapter(app, app.get(Realtime)));
   await app.init();
   installHealthFastPath(app.getHttpServer());
+  configureKeepAlive(app.getHttpServer());
   // Nest's own 404 handler covers the /api/v1 prefix only; anything else unknown ends here, in the envelope.
   app.use((req: Request, res: Response) =>
     isScimProtocolPath(req.path)
@@ -58,6 +60,8 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   app.set('etag', false);
+  // ETags only on the reads marked @Revalidated(); large JSON answers compressed (response-encoding.ts).
+  installResponseEncoding(app.getHttpAdapter().getInstance());
   app.use(requestIdMiddleware);
   app.use(app.get(MetricsService).httpMiddleware());
   app.use(requestLogging(app.get(AppLogger).access));
