@@ -5,6 +5,9 @@
 // the reference link (BENCH_LINK_MBIT, 20 Mbit/s: a learner on a mobile or shared connection) in microseconds.
 // Compression pays where the time saved on the wire exceeds the CPU spent, with a margin, and where it saves at
 // least one TCP segment (1 460 bytes): below that the answer leaves in the same round trip either way.
+// Then the cost of the ETag of a revalidated read (SHA-1 of the answer's bytes, as response-encoding.ts computes it)
+// against JSON.stringify of the same answer, which every answer pays: a ratio of the same run, whatever the load.
+import { hash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const LINK_MBIT = Number(process.env.BENCH_LINK_MBIT ?? 20);
@@ -68,4 +71,25 @@ for (const [name, json] of answers) {
     cols.push(`${String(out.length).padStart(13)} ${cpuUs.toFixed(1).padStart(8)} ${savedUs.toFixed(0).padStart(9)}`);
   }
   console.log(`${name.padEnd(22)} ${String(buf.length).padStart(7)}  ${cols.join('  ')}`);
+}
+
+/** CPU microseconds per call of `fn`, over enough calls for about 2e6 bytes of `size`. */
+function cpuUs(fn, size) {
+  for (let i = 0; i < 50; i++) fn();
+  const rounds = Math.max(500, Math.floor(4e6 / size));
+  const t0 = process.cpuUsage();
+  for (let i = 0; i < rounds; i++) fn();
+  const d = process.cpuUsage(t0);
+  return (d.user + d.system) / rounds;
+}
+console.log(
+  `\n${'answer'.padEnd(22)} ${'bytes'.padStart(7)} ${'stringify us'.padStart(13)} ${'ETag us'.padStart(8)} ${'ETag/stringify'.padStart(15)}`,
+);
+for (const [name, json] of answers) {
+  const value = JSON.parse(json);
+  const stringify = cpuUs(() => JSON.stringify(value), json.length);
+  const etag = cpuUs(() => `W/"${hash('sha1', json, 'base64url')}"`, json.length);
+  console.log(
+    `${name.padEnd(22)} ${String(json.length).padStart(7)} ${stringify.toFixed(2).padStart(13)} ${etag.toFixed(2).padStart(8)} ${(etag / stringify).toFixed(2).padStart(15)}`,
+  );
 }
