@@ -47,7 +47,7 @@ type Send = (this: Response, body?: unknown) => Response;
  *   `Vary: Cookie, Authorization` (the answer is the caller's); a matching `If-None-Match` answers 304 (Express's
  *   freshness check, which sees the ETag);
  * - of at least COMPRESS_MIN_BYTES: brotli (quality 1) or gzip (level 1) when the client accepts one, with
- *   `Vary: Accept-Encoding`.
+ *   `Vary: Accept-Encoding` (not an answer with a strong ETag of its own: that validator names the bytes).
  */
 export function installResponseEncoding(app: Express): void {
   const proto = app.response as Response;
@@ -66,6 +66,9 @@ export function installResponseEncoding(app: Express): void {
     if (body.length < COMPRESS_MIN_BYTES || this.getHeader('Content-Encoding') !== undefined) {
       return send.call(this, body);
     }
+    // A strong ETag names these exact bytes (RFC 9110 8.8.1): such answers (the public catalog) go as they are.
+    const tag = this.getHeader('ETag');
+    if (typeof tag === 'string' && !tag.startsWith('W/')) return send.call(this, body);
     const type = this.getHeader('Content-Type');
     if (typeof type !== 'string' || !type.includes('json')) return send.call(this, body);
     this.vary('Accept-Encoding');

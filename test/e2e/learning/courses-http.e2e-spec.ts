@@ -175,6 +175,20 @@ describe('catalog, course and lesson reads over HTTP (ETag/304, compression, kee
       },
     );
 
+    it('an answer with a strong ETag of its own (the public catalog) is sent as is, whatever its size', async () => {
+      for (let i = 0; i < 12; i++) {
+        await makeCourse(t, author.user.id, {
+          title: `Public listing ${i} ${t.suffix}`,
+          summary: 'A summary long enough to make the public catalog page large. '.repeat(3),
+        });
+      }
+      const res = await rawGet(t.baseUrl, '/api/v1/public/catalog?limit=50', { 'accept-encoding': 'gzip, br' });
+      expect(res.status).toBe(200);
+      expect(res.body.length).toBeGreaterThanOrEqual(COMPRESS_MIN_BYTES);
+      expect(res.headers.etag).toMatch(/^"/);
+      expect(res.headers['content-encoding']).toBeUndefined();
+    });
+
     it('a small answer, or a refused encoding, is sent as is', async () => {
       const smallAnswer = await rawGet(t.baseUrl, lessonOf(small), {
         authorization: `Bearer ${token}`,
