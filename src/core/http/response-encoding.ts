@@ -122,6 +122,8 @@ export function Revalidated(): MethodDecorator {
     ApiHeader({
       name: 'If-None-Match',
       required: false,
+      // Node's limit on all request headers (16 KiB) bounds it.
+      schema: { type: 'string', maxLength: 16_384 },
       description: 'An ETag of an earlier answer: 304 with no body while the answer is unchanged',
     }),
     ApiResponse({
