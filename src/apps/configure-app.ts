@@ -22,6 +22,7 @@ import {
 } from '@/core/http/protocol-errors';
 import { requestBody } from '@/core/http/request-body';
 import { requestIdOf } from '@/core/http/request-id';
+import { configureKeepAlive, installResponseEncoding } from '@/core/http/response-encoding';
 import { securityHeaders } from '@/core/http/security-headers';
 import { buildOpenApiDocument } from '@/core/http/swagger';
 
@@ -43,6 +44,7 @@ export async function prepareApp(app: NestExpressApplication, config: AppConfig)
   app.useWebSocketAdapter(new RealtimeIoAdapter(app, app.get(Realtime)));
   await app.init();
   installHealthFastPath(app.getHttpServer());
+  configureKeepAlive(app.getHttpServer());
   // Nest's own 404 handler covers the /api/v1 prefix only; anything else unknown ends here, in the envelope.
   app.use((req: Request, res: Response) =>
     isScimProtocolPath(req.path)
@@ -55,6 +57,8 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.set('trust proxy', config.trustProxy);
   app.disable('x-powered-by');
   app.set('etag', false);
+  // ETags only on the reads marked @Revalidated(); large JSON answers compressed (response-encoding.ts).
+  installResponseEncoding(app.getHttpAdapter().getInstance());
   // Request id, log context, metric and access log line: one middleware, one clock read at each end.
   app.use(observeRequests(app.get(AppLogger).access, app.get(MetricsService)));
   app.use(

@@ -1,5 +1,12 @@
 import { applyDecorators, type Type as ClassType } from '@nestjs/common';
-import { ApiExtraModels, ApiProperty, ApiPropertyOptional, ApiResponse, getSchemaPath } from '@nestjs/swagger';
+import {
+  ApiExtraModels,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiResponse,
+  type ApiResponseOptions,
+  getSchemaPath,
+} from '@nestjs/swagger';
 import { STATUS_DEFAULTS } from './api-error';
 import { ERROR_CODES, type ErrorCode } from './error-codes';
 
@@ -62,13 +69,18 @@ export function ApiErrors(...entries: (number | [number, ...ErrorCode[]])[]): Me
   );
 }
 
-/** Documents a 200 page `{items, total, limit, offset}` of `model`. */
-export function ApiPageResponse(model: ClassType<unknown>, description = 'A page of results'): MethodDecorator {
+/** Documents a 200 page `{items, total, limit, offset}` of `model` (with its response `headers`, if any). */
+export function ApiPageResponse(
+  model: ClassType<unknown>,
+  description = 'A page of results',
+  headers?: ApiResponseOptions['headers'],
+): MethodDecorator {
   return applyDecorators(
     ApiExtraModels(model),
     ApiResponse({
       status: 200,
       description,
+      ...(headers ? { headers } : {}),
       schema: {
         type: 'object',
         required: ['items', 'total', 'limit', 'offset'],

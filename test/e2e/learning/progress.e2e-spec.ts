@@ -441,6 +441,55 @@ describe('progress (enrollment, completion, quizzes)', () => {
     });
   });
 
+  describe("the course page's progress (counted from its outline, not by the aggregates of /progress)", () => {
+    it('matches GET /progress after a completion, a lesson removal and a new lesson', async () => {
+      const c = await makeCourse(t, author.user.id, {
+        title: 'Counted',
+        lessons: [{ title: 'a' }, { title: 'b' }, { title: 'c' }],
+      });
+      const s = await student();
+      const other = await student();
+      await enroll(s, c).expect(201);
+      await enroll(other, c).expect(201);
+      await complete(other, c, 2).expect(200);
+      const both = async (): Promise<{ progress: object; completed: boolean[] }> => {
+        const page = await s.agent.get(`${courses()}/${c.id}`).expect(200);
+        const mine = await s.agent.get(`/api/v1/organizations/${orgA}/progress`).expect(200);
+        const listed = mine.body.items.find((i: { course_id: string }) => i.course_id === c.id);
+        const { course: _card, ...enrollment } = listed;
+        expect(page.body.progress).toEqual(enrollment);
+        return {
+          progress: page.body.progress.progress,
+          completed: page.body.lessons.map((l: { completed: boolean }) => l.completed),
+        };
+      };
+      expect(await both()).toEqual({
+        progress: { completed_lessons: 0, total_lessons: 3, percent: 0 },
+        completed: [false, false, false],
+      });
+      await complete(s, c, 0).expect(200);
+      await complete(s, c, 1).expect(200);
+      expect(await both()).toEqual({
+        progress: { completed_lessons: 2, total_lessons: 3, percent: 67 },
+        completed: [true, true, false],
+      });
+      const editor = t.app.get(EditorService);
+      await editor.deleteLesson(c.id, c.lessons[1].id);
+      expect(await both()).toEqual({
+        progress: { completed_lessons: 1, total_lessons: 2, percent: 50 },
+        completed: [true, false],
+      });
+      await editor.createLesson(c.id, { title: 'd' });
+      expect(await both()).toEqual({
+        progress: { completed_lessons: 1, total_lessons: 3, percent: 33 },
+        completed: [true, false, false],
+      });
+      // The lesson page still answers the caller's completion of that lesson.
+      const lesson = await s.agent.get(`${courses()}/${c.id}/lessons/${c.lessons[0].id}`).expect(200);
+      expect(lesson.body.completed).toBe(true);
+    });
+  });
+
   describe('my progress and the exported progressOf', () => {
     it("lists the caller's enrollments in the organization with course cards, most recent first", async () => {
       const s = await student();

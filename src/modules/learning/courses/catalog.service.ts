@@ -4,13 +4,13 @@ import { CoursesRepository } from './courses.repository';
 import type { CardRow, CourseRow, LessonRow, OutlineRow, QuizRow } from './courses.types';
 import type { CourseCardDto, EnrollmentDto } from './dto/course.dto';
 
-/** A course as one organization's member may reach it. */
-export interface ReachableCourse {
+/** A course as one organization's member may reach it (`E`: the member's enrollment as the caller reads it). */
+export interface ReachableCourse<E = EnrollmentDto> {
   course: CourseRow;
   /** In the organization's catalog now (published and offered to it). */
   visible: boolean;
   /** The caller's enrollment in this organization, or null. */
-  enrollment: EnrollmentDto | null;
+  enrollment: E | null;
 }
 
 /**
@@ -37,11 +37,11 @@ export class CatalogService {
    * member's enrollment in a course (the progress area's, which calls this; the course pages ask it through
    * `LearnerState`).
    */
-  async reachable(
+  async reachable<E = EnrollmentDto>(
     organizationId: string,
     idOrSlug: string,
-    enrollmentOf: (courseId: string) => Promise<EnrollmentDto | null>,
-  ): Promise<ReachableCourse | null> {
+    enrollmentOf: (courseId: string) => Promise<E | null>,
+  ): Promise<ReachableCourse<E> | null> {
     const course = await this.courses.findByIdOrSlug(idOrSlug);
     if (!course || course.status === 'draft') return null;
     const [visible, enrollment] = await Promise.all([

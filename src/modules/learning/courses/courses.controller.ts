@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/com
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentMembership, type Membership, OrgScoped } from '@/core/auth/tenancy';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
+import { REVALIDATED_HEADERS, Revalidated } from '@/core/http/response-encoding';
 import type { Page } from '@/core/http/pagination';
 import { CoursesService } from './courses.service';
 import { CatalogQueryDto, CourseCardDto, CourseDetailDto, LessonDto, RateCourseDto, RatingDto } from './dto/course.dto';
@@ -30,7 +31,8 @@ export class CoursesController {
       '`rating.average` has one decimal and is null without ratings; ratings count from every organization. ' +
       '`enrolled` says whether the caller is enrolled here.',
   })
-  @ApiPageResponse(CourseCardDto)
+  @ApiPageResponse(CourseCardDto, 'A page of results', REVALIDATED_HEADERS)
+  @Revalidated()
   @ApiErrors(422)
   list(@CurrentMembership() member: Membership, @Query() query: CatalogQueryDto): Promise<Page<CourseCardDto>> {
     return this.courses.list(member, query);
@@ -42,7 +44,8 @@ export class CoursesController {
     summary: 'A course with its lesson outline',
     description: `${REACH} The outline marks the lessons the caller completed; \`progress\` is the caller's enrollment or null.`,
   })
-  @ApiOkResponse({ type: CourseDetailDto })
+  @ApiOkResponse({ type: CourseDetailDto, headers: REVALIDATED_HEADERS })
+  @Revalidated()
   @ApiErrors(404)
   detail(@CurrentMembership() member: Membership, @Param('course_id') courseId: string): Promise<CourseDetailDto> {
     return this.courses.detail(member, courseId);
@@ -56,7 +59,8 @@ export class CoursesController {
       `For members enrolled in the course here (else 403 \`not_enrolled\`). ${REACH} The quiz, if any, comes ` +
       'without its answers (no correct flags, no explanations): they are revealed by a submission.',
   })
-  @ApiOkResponse({ type: LessonDto })
+  @ApiOkResponse({ type: LessonDto, headers: REVALIDATED_HEADERS })
+  @Revalidated()
   @ApiErrors(404, [403, 'not_enrolled'])
   lesson(
     @CurrentMembership() member: Membership,

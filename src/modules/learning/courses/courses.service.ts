@@ -7,7 +7,7 @@ import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
 import { type Page, toPage } from '@/core/http/pagination';
 import { CatalogService, type ReachableCourse } from './catalog.service';
-import { LearnerState } from './learner-state.port';
+import { type EnrollmentRecord, LearnerState } from './learner-state.port';
 import { CoursesRepository } from './courses.repository';
 import { LtiToolsService } from '@/modules/integrations/lti/lti-tools.service';
 import type {
@@ -54,15 +54,26 @@ export class CoursesService {
 
   async detail(member: Membership, idOrSlug: string): Promise<CourseDetailDto> {
     const { course, visible, enrollment } = await this.reach(member, idOrSlug);
-    const [cards, outline, completed] = await Promise.all([
+    // The enrollment's lesson counts come from the outline and the completions this page reads anyway.
+    const [cards, outline, completed, exams] = await Promise.all([
       this.catalog.cards([course.id]),
       this.catalog.outline(course.id),
       enrollment
         ? this.learners.completedLessonIds(member.organizationId, member.userId, course.id)
         : Promise.resolve(new Set<string>()),
+      enrollment ? this.learners.examRequirement(member.organizationId, member.userId, course.id) : null,
     ]);
     const card = cards.get(course.id);
     if (!card) throw ApiError.notFound();
+    const progress =
+      enrollment &&
+      exams &&
+      this.learners.presentEnrollment(
+        enrollment,
+        outline.reduce((n, l) => (completed.has(l.id) ? n + 1 : n), 0),
+        outline.length,
+        exams,
+      );
     return {
       ...this.catalog.toCard(card, enrollment !== null),
       description_md: course.description_md,
@@ -77,7 +88,7 @@ export class CoursesService {
         has_quiz: l.has_quiz,
         completed: completed.has(l.id),
       })),
-      progress: enrollment,
+      progress,
     };
   }
 
@@ -154,9 +165,10 @@ export class CoursesService {
     };
   }
 
-  private async reach(member: Membership, idOrSlug: string): Promise<ReachableCourse> {
+  /** The course as the member may reach it, with their enrollment's row (no lesson counts: the pages count them). */
+  private async reach(member: Membership, idOrSlug: string): Promise<ReachableCourse<EnrollmentRecord>> {
     const reachable = await this.catalog.reachable(member.organizationId, idOrSlug, (courseId) =>
-      this.learners.enrollment(member.organizationId, member.userId, courseId),
+      this.learners.enrollmentRecord(member.organizationId, member.userId, courseId),
     );
     if (!reachable) throw ApiError.notFound();
     return reachable;

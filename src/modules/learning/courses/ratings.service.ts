@@ -28,7 +28,7 @@ export class RatingsService {
 
   private async courseId(member: Membership, idOrSlug: string): Promise<string> {
     const reachable = await this.catalog.reachable(member.organizationId, idOrSlug, (courseId) =>
-      this.learners.enrollment(member.organizationId, member.userId, courseId),
+      this.learners.enrollmentRecord(member.organizationId, member.userId, courseId),
     );
     if (!reachable) throw ApiError.notFound();
     return reachable.course.id;

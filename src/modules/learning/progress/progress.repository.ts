@@ -2,13 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
+import type { EnrollmentRecord } from '@/modules/learning/courses/learner-state.port';
 
-export interface EnrollmentRow {
-  course_id: string;
-  status: 'active' | 'completed';
-  enrolled_at: Date;
-  completed_at: Date | null;
-  last_activity_at: Date;
+export interface EnrollmentRow extends EnrollmentRecord {
   completed_lessons: number;
   total_lessons: number;
 }
@@ -39,6 +35,16 @@ export class ProgressRepository {
   async find(organizationId: string, userId: string, courseId: string, tx?: Tx): Promise<EnrollmentRow | null> {
     const rows = await db(this.dataSource, tx).query<EnrollmentRow[]>(
       `SELECT ${ENROLLMENT_COLUMNS} FROM enrollments e
+       WHERE e.organization_id = $1 AND e.user_id = $2 AND e.course_id = $3`,
+      [organizationId, userId, courseId],
+    );
+    return rows[0] ?? null;
+  }
+
+  /** The enrollment row alone (the unique index of organization, user and course), without its lesson counts. */
+  async record(organizationId: string, userId: string, courseId: string): Promise<EnrollmentRecord | null> {
+    const rows = await this.dataSource.query<EnrollmentRecord[]>(
+      `SELECT e.course_id, e.status, e.enrolled_at, e.completed_at, e.last_activity_at FROM enrollments e
        WHERE e.organization_id = $1 AND e.user_id = $2 AND e.course_id = $3`,
       [organizationId, userId, courseId],
     );

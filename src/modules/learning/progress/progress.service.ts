@@ -11,7 +11,7 @@ import { CertificatesService } from '@/modules/learning/certificates/certificate
 import { CatalogService } from '@/modules/learning/courses/catalog.service';
 import type { CourseRow, LessonRow } from '@/modules/learning/courses/courses.types';
 import type { EnrollmentDto } from '@/modules/learning/courses/dto/course.dto';
-import { LearnerState } from '@/modules/learning/courses/learner-state.port';
+import { type EnrollmentRecord, LearnerState } from '@/modules/learning/courses/learner-state.port';
 import type { LessonScoreDto, MyProgressDto, QuizResultDto, QuizSubmissionInputDto } from './dto/progress.dto';
 import { gradeQuiz, percent } from './learning-rules';
 import { CompletionRequirements, type ExamRequirement, NO_EXAM_REQUIREMENT } from './completion-requirements.port';
@@ -85,6 +85,23 @@ export class ProgressService implements LearnerState {
   async enrollment(organizationId: string, userId: string, courseId: string): Promise<EnrollmentDto | null> {
     const row = await this.progress.find(organizationId, userId, courseId);
     return row && toDto(row, await this.examsOf(organizationId, userId, row.course_id));
+  }
+
+  enrollmentRecord(organizationId: string, userId: string, courseId: string): Promise<EnrollmentRecord | null> {
+    return this.progress.record(organizationId, userId, courseId);
+  }
+
+  examRequirement(organizationId: string, userId: string, courseId: string): Promise<ExamRequirement> {
+    return this.examsOf(organizationId, userId, courseId);
+  }
+
+  presentEnrollment(
+    record: EnrollmentRecord,
+    completedLessons: number,
+    totalLessons: number,
+    exams: ExamRequirement,
+  ): EnrollmentDto {
+    return toDto({ ...record, completed_lessons: completedLessons, total_lessons: totalLessons }, exams);
   }
 
   async enrolledCourseIds(organizationId: string, userId: string, courseIds: string[]): Promise<Set<string>> {
@@ -332,7 +349,7 @@ export class ProgressService implements LearnerState {
     lessonId: string,
   ): Promise<{ course: CourseRow; lesson: LessonRow }> {
     const reachable = await this.catalog.reachable(member.organizationId, idOrSlug, (courseId) =>
-      this.enrollment(member.organizationId, member.userId, courseId),
+      this.progress.record(member.organizationId, member.userId, courseId),
     );
     if (!reachable) throw ApiError.notFound();
     const lesson = isUuid(lessonId) ? await this.catalog.lesson(reachable.course.id, lessonId.toLowerCase()) : null;
