@@ -4,6 +4,7 @@ import type { DomainEvent } from '@/core/events/event-catalog';
 import { type DeliveryContext, OnDomainEvent } from '@/core/events/on-domain-event.decorator';
 import type { ActivityKind } from './dto/feed.dto';
 import { SocialRepository } from './social.repository';
+import { orgEq } from '@/core/database/tenancy';
 
 type ActivityEvent =
   | 'course.completed'
@@ -80,7 +81,7 @@ export class ActivitySubscriber {
         const { code, user_id } = (event as DomainEvent<'badge.awarded'>).payload;
         // badge_awards.code is added by the gamification area; read through to_jsonb so that this reads either way.
         const b = await one<{ name: string; icon: string | null }>(
-          `SELECT name, icon FROM badge_awards b WHERE organization_id = $1 AND user_id = $2
+          `SELECT name, icon FROM badge_awards b WHERE ${orgEq(1)} AND user_id = $2
              AND to_jsonb(b) ->> 'code' = $3 ORDER BY awarded_at DESC LIMIT 1`,
           [organizationId, user_id, code],
         );
@@ -92,7 +93,7 @@ export class ActivitySubscriber {
       case 'certificate.issued': {
         const { certificate_id } = (event as DomainEvent<'certificate.issued'>).payload;
         const c = await one<{ type: string; title: string; replaces_id: string | null }>(
-          `SELECT type, title, replaces_id FROM issued_certificates WHERE id = $1 AND organization_id = $2`,
+          `SELECT type, title, replaces_id FROM issued_certificates WHERE id = $1 AND ${orgEq(2)}`,
           [certificate_id, organizationId],
         );
         // A reissue (a corrected name) is no new achievement.
