@@ -74,10 +74,13 @@ export class SupportRepository {
     return rows[0].id;
   }
 
-  /** A ticket; with `userId`, only that person's. `lock` takes the row for the transaction. */
+  /**
+   * A ticket; with `userId`, only that person's (without: platform support staff, who work across organizations).
+   * `lock` takes the row for the transaction.
+   */
   async find(id: string, userId: string | null, tx?: Tx, lock = false): Promise<TicketRow | null> {
     const rows = await db(this.dataSource, tx).query<TicketRow[]>(
-      `SELECT ${TICKET} FROM ${FROM} WHERE t.id = $1 AND ($2::uuid IS NULL OR t.user_id = $2)
+      `${tenancyExempt('person-across-organizations')} SELECT ${TICKET} FROM ${FROM} WHERE t.id = $1 AND ($2::uuid IS NULL OR t.user_id = $2)
        ${lock ? 'FOR UPDATE OF t' : ''}`,
       [id, userId],
     );

@@ -13,7 +13,7 @@ import type { CertificateStatus } from './certificate-export';
 import type { CertificateTemplate } from './certificate-template';
 import { PLATFORM_TEMPLATE_KEY } from './platform-template';
 import { type CertificateFilter, certificateWhere } from './certificate-query';
-import { orgEq } from '@/core/database/tenancy';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface IssuedCertificateRow {
   id: string;
@@ -172,7 +172,7 @@ export class CertificatesRepository {
   private readonly byCode = new TurnBatcher<string, VerificationRow>(async (codes) => {
     const rows = await this.pool.query<VerificationRow>(
       'certificates.find_by_codes',
-      `SELECT ${VIEW_COLUMNS},
+      `${tenancyExempt('public-by-key')} SELECT ${VIEW_COLUMNS},
           (SELECT s.value FROM platform_settings s WHERE s.key = '${PLATFORM_TEMPLATE_KEY}') AS platform_template
         FROM ${VIEW_FROM} WHERE c.code = ANY ($1::text[])`,
       [codes],
