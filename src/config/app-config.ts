@@ -75,6 +75,12 @@ export class EnvSettings {
   @IsBoolean()
   DATABASE_NAMED_STATEMENTS?: boolean;
 
+  /** What the query guard does with a statement on an organization's table without the built predicate. */
+  @IsOptional()
+  @Transform(emptyToUndefined)
+  @IsIn(['refuse', 'log', 'off'])
+  DATABASE_TENANCY_GUARD?: 'refuse' | 'log' | 'off';
+
   /** After SIGTERM, how long an API instance keeps accepting connections while /ready answers 503. */
   @IsOptional()
   @Transform(toInt)
@@ -478,6 +484,8 @@ export interface AppConfig {
     readonly poolSize: number;
     /** Named prepared statements on the driver's pool (off with DATABASE_NAMED_STATEMENTS=false or embedded). */
     readonly namedStatements: boolean;
+    /** The tenancy guard of every statement (src/core/database/tenancy-guard.ts): refuse, log or off. */
+    readonly tenancyGuard: 'refuse' | 'log' | 'off';
   };
   /** SIGTERM: /ready answers 503 at once; new connections are still accepted this long, then the server closes. */
   readonly shutdownDrainMs: number;

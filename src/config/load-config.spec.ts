@@ -37,6 +37,16 @@ describe('loadConfig', () => {
     expect(c.authSecret.length).toBeGreaterThanOrEqual(32);
   });
 
+  it('the tenancy guard refuses outside production, logs in production, and takes only its three modes', () => {
+    expect(loadConfig({ DATA_DIR: dataDir }).database.tenancyGuard).toBe('refuse');
+    expect(loadConfig({ DATA_DIR: dataDir, NODE_ENV: 'test' }).database.tenancyGuard).toBe('refuse');
+    expect(loadConfig({ ...PROD, DATA_DIR: dataDir }).database.tenancyGuard).toBe('log');
+    expect(loadConfig({ ...PROD, DATA_DIR: dataDir, DATABASE_TENANCY_GUARD: 'refuse' }).database.tenancyGuard).toBe(
+      'refuse',
+    );
+    expect(() => loadConfig({ DATA_DIR: dataDir, DATABASE_TENANCY_GUARD: 'strict' })).toThrow(ConfigError);
+  });
+
   it('several machines (5.2): direct URL, named statements, drain', () => {
     const pooled = loadConfig({ ...PROD, DATA_DIR: dataDir });
     expect(pooled.database).toMatchObject({ directUrl: 'postgres://u@db/app', namedStatements: true });

@@ -104,6 +104,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
       directUrl: settings.DATABASE_DIRECT_URL ?? settings.DATABASE_URL ?? null,
       poolSize: settings.DATABASE_POOL_SIZE ?? 10,
       namedStatements: settings.DATABASE_URL !== undefined && (settings.DATABASE_NAMED_STATEMENTS ?? true),
+      tenancyGuard: settings.DATABASE_TENANCY_GUARD ?? (isProduction ? 'log' : 'refuse'),
     },
     shutdownDrainMs: settings.SHUTDOWN_DRAIN_MS ?? 5000,
     redis: { url: settings.REDIS_URL ?? null, keyPrefix: settings.REDIS_KEY_PREFIX ?? 'lp' },

@@ -6,6 +6,7 @@ import { baseDataSourceOptions } from './data-source-options';
 import { EMBEDDED_MAX_CONNECTIONS, EmbeddedPostgres } from './embedded-postgres';
 import { runMigrationsLocked } from './migrate';
 import { PoolQueries } from './pool-queries';
+import { guardedClient, organizationTables, TenancyGuard } from './tenancy-guard';
 import { TransactionRunner } from './transaction';
 
 const EMBEDDED = Symbol('EMBEDDED_POSTGRES');
@@ -42,12 +43,16 @@ class EmbeddedPostgresModule implements OnApplicationShutdown {
         // Migrate before TypeORM's own data source opens, so nothing ever sees a half-migrated schema. The
         // migration lock is a session advisory lock: a direct connection, never a transaction-mode pooler.
         if (config.migrateOnStart) await migrate(config.database.directUrl ?? url);
-        const options = baseDataSourceOptions(url, poolSize);
+        const base = baseDataSourceOptions(url, poolSize);
+        const options = {
+          ...base,
+          extra: { ...(base.extra as object), Client: await tenancyGuardedClient(config, url) },
+        };
         if (config.database.url) return { ...options, autoLoadEntities: true };
         // PGlite runs one transaction at a time: a query sent on another connection while a transaction is open
         // waits for it. Code must read through the transaction it is in; should it not, this turns the resulting
         // wait into an error instead of a hang.
-        return { ...options, extra: { ...(options.extra as object), query_timeout: 20_000 }, autoLoadEntities: true };
+        return { ...options, extra: { ...options.extra, query_timeout: 20_000 }, autoLoadEntities: true };
       },
     }),
   ],
@@ -65,4 +70,11 @@ async function migrate(url: string): Promise<void> {
   } finally {
     await dataSource.destroy();
   }
+}
+
+/** The pool's client class: every statement passes the tenancy guard, which knows the schema's organization tables. */
+async function tenancyGuardedClient(config: AppConfig, url: string): Promise<ReturnType<typeof guardedClient>> {
+  const mode = config.database.tenancyGuard;
+  const tables = mode === 'off' ? new Set<string>() : await organizationTables(config.database.directUrl ?? url);
+  return guardedClient(new TenancyGuard(tables, mode));
 }

@@ -4,6 +4,7 @@ import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { AiCallStatus, AiFeature, AiProviderName, OrgGroup, PlatformGroup } from './dto/ai-usage.dto';
 import type { Window } from './quota-windows';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 /** One provider call as metered (extensions-v2 24.1). */
 export interface MeteredCall {
@@ -87,7 +88,7 @@ export class AiUsageRepository {
   async memberTokens(organizationId: string, userId: string, window: Window, tx?: Tx): Promise<number> {
     const [row] = await db(this.dataSource, tx).query<{ tokens: string }[]>(
       `SELECT coalesce(sum(input_tokens + output_tokens), 0)::bigint AS tokens FROM ai_usage
-       WHERE user_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND organization_id = $1`,
+       WHERE user_id = $2 AND occurred_at >= $3 AND occurred_at < $4 AND ${orgEq(1)}`,
       [organizationId, userId, window.start, window.end],
     );
     return Number(row.tokens);
@@ -95,7 +96,7 @@ export class AiUsageRepository {
 
   async organizationTotals(organizationId: string, window: Window, tx?: Tx): Promise<Totals> {
     const [row] = await db(this.dataSource, tx).query<Parameters<typeof totals>[0][]>(
-      `SELECT ${SUMS} FROM ai_usage WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3`,
+      `SELECT ${SUMS} FROM ai_usage WHERE ${orgEq(1)} AND occurred_at >= $2 AND occurred_at < $3`,
       [organizationId, window.start, window.end],
     );
     return totals(row);
@@ -104,7 +105,7 @@ export class AiUsageRepository {
   async settings(organizationId: string, tx?: Tx): Promise<SettingsRow | null> {
     const rows = await db(this.dataSource, tx).query<SettingsRow[]>(
       `SELECT tutor_enabled, minors_allowed, per_member_daily_tokens FROM organization_ai_settings
-       WHERE organization_id = $1`,
+       WHERE ${orgEq(1)}`,
       [organizationId],
     );
     return rows[0] ?? null;
@@ -119,7 +120,7 @@ export class AiUsageRepository {
     );
     const [row] = await tx.manager.query<SettingsRow[]>(
       `SELECT tutor_enabled, minors_allowed, per_member_daily_tokens FROM organization_ai_settings
-       WHERE organization_id = $1 FOR UPDATE`,
+       WHERE ${orgEq(1)} FOR UPDATE`,
       [organizationId],
     );
     return row;
@@ -128,7 +129,7 @@ export class AiUsageRepository {
   async saveSettings(organizationId: string, values: SettingsRow, now: Date, tx: Tx): Promise<void> {
     await tx.manager.query(
       `UPDATE organization_ai_settings SET tutor_enabled = $2, minors_allowed = $3, per_member_daily_tokens = $4,
-         updated_at = $5 WHERE organization_id = $1`,
+         updated_at = $5 WHERE ${orgEq(1)}`,
       [organizationId, values.tutor_enabled, values.minors_allowed, values.per_member_daily_tokens, now],
     );
   }
@@ -140,7 +141,7 @@ export class AiUsageRepository {
     let where = 'user_id = $1 AND occurred_at >= $2 AND occurred_at < $3';
     if (organizations.kind === 'one') {
       params.push(organizations.organizationId);
-      where += ` AND organization_id = $4`;
+      where += ` AND ${orgEq(4)}`;
     }
     return [where, params];
   }
@@ -173,7 +174,7 @@ export class AiUsageRepository {
   async organizationGroups(organizationId: string, window: Window, by: OrgGroup): Promise<GroupRow[]> {
     const rows = await this.dataSource.query<(Parameters<typeof totals>[0] & { key: string | null })[]>(
       `SELECT ${GROUP_EXPRESSIONS[by]} AS key, ${SUMS} FROM ai_usage
-       WHERE organization_id = $1 AND occurred_at >= $2 AND occurred_at < $3 GROUP BY 1`,
+       WHERE ${orgEq(1)} AND occurred_at >= $2 AND occurred_at < $3 GROUP BY 1`,
       [organizationId, window.start, window.end],
     );
     return rows.map((r) => ({ key: r.key, ...totals(r) }));
@@ -181,7 +182,7 @@ export class AiUsageRepository {
 
   async platformTotals(window: Window): Promise<Totals> {
     const [row] = await this.dataSource.query<Parameters<typeof totals>[0][]>(
-      `SELECT ${SUMS} FROM ai_usage WHERE occurred_at >= $1 AND occurred_at < $2`,
+      `${tenancyExempt('platform-admin')} SELECT ${SUMS} FROM ai_usage WHERE occurred_at >= $1 AND occurred_at < $2`,
       [window.start, window.end],
     );
     return totals(row);
@@ -189,7 +190,7 @@ export class AiUsageRepository {
 
   async platformGroups(window: Window, by: PlatformGroup): Promise<GroupRow[]> {
     const rows = await this.dataSource.query<(Parameters<typeof totals>[0] & { key: string | null })[]>(
-      `SELECT ${GROUP_EXPRESSIONS[by]} AS key, ${SUMS} FROM ai_usage
+      `${tenancyExempt('platform-admin')} SELECT ${GROUP_EXPRESSIONS[by]} AS key, ${SUMS} FROM ai_usage
        WHERE occurred_at >= $1 AND occurred_at < $2 GROUP BY 1`,
       [window.start, window.end],
     );
@@ -200,14 +201,17 @@ export class AiUsageRepository {
 
   personRows(userId: string, db: EntityManager): Promise<Record<string, unknown>[]> {
     return db.query(
-      `SELECT id, occurred_at, organization_id, feature, provider, model, input_tokens, output_tokens, status
+      `${tenancyExempt('person-across-organizations')} SELECT id, occurred_at, organization_id, feature, provider, model, input_tokens, output_tokens, status
        FROM ai_usage WHERE user_id = $1 ORDER BY occurred_at, id`,
       [userId],
     );
   }
 
   async forgetPerson(userId: string, tx: Tx): Promise<void> {
-    await tx.manager.query(`UPDATE ai_usage SET user_id = NULL WHERE user_id = $1`, [userId]);
+    await tx.manager.query(
+      `${tenancyExempt('person-across-organizations')} UPDATE ai_usage SET user_id = NULL WHERE user_id = $1`,
+      [userId],
+    );
   }
 
   /** Serializes the organization's quota decisions until the transaction ends. */

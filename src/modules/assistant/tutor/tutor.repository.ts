@@ -4,6 +4,7 @@ import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { AiProviderName } from '@/modules/assistant/ai-usage/dto/ai-usage.dto';
 import type { Citation } from './citations';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface ConversationRow {
   id: string;
@@ -69,7 +70,7 @@ export class TutorRepository {
 
   async find(organizationId: string, userId: string, id: string, tx?: Tx): Promise<ConversationRow | null> {
     const rows = await db(this.dataSource, tx).query<ConversationRow[]>(
-      `SELECT ${CONVERSATION} FROM tutor_conversations WHERE id = $3 AND organization_id = $1 AND user_id = $2`,
+      `SELECT ${CONVERSATION} FROM tutor_conversations WHERE id = $3 AND ${orgEq(1)} AND user_id = $2`,
       [organizationId, userId, id],
     );
     return rows[0] ?? null;
@@ -83,7 +84,7 @@ export class TutorRepository {
     page: { limit: number; offset: number },
   ): Promise<{ rows: ConversationRow[]; total: number }> {
     const params: unknown[] = [organizationId, userId];
-    let where = 'organization_id = $1 AND user_id = $2';
+    let where = `${orgEq(1)} AND user_id = $2`;
     if (courseId) {
       params.push(courseId);
       where += ' AND course_id = $3';
@@ -104,7 +105,7 @@ export class TutorRepository {
 
   async delete(organizationId: string, userId: string, id: string): Promise<boolean> {
     const [, count] = await this.dataSource.query<[unknown[], number]>(
-      `DELETE FROM tutor_conversations WHERE id = $3 AND organization_id = $1 AND user_id = $2`,
+      `DELETE FROM tutor_conversations WHERE id = $3 AND ${orgEq(1)} AND user_id = $2`,
       [organizationId, userId, id],
     );
     return count === 1;
@@ -131,7 +132,7 @@ export class TutorRepository {
     // An UPDATE answers [rows, count] through TypeORM.
     const [rows] = await tx.manager.query<[unknown[], number]>(
       `UPDATE tutor_conversations SET answering_until = $5, answering_reserved_tokens = $6
-       WHERE id = $3 AND organization_id = $1 AND user_id = $2 AND (answering_until IS NULL OR answering_until <= $4)
+       WHERE id = $3 AND ${orgEq(1)} AND user_id = $2 AND (answering_until IS NULL OR answering_until <= $4)
        RETURNING id`,
       [organizationId, userId, id, now, until, reservedTokens],
     );
@@ -146,7 +147,7 @@ export class TutorRepository {
     const [row] = await tx.manager.query<{ member_tokens: string; tokens: string; requests: number }[]>(
       `SELECT coalesce(sum(answering_reserved_tokens) FILTER (WHERE user_id = $2), 0)::bigint AS member_tokens,
          coalesce(sum(answering_reserved_tokens), 0)::bigint AS tokens, count(*)::int AS requests
-       FROM tutor_conversations WHERE organization_id = $1 AND answering_until > $3`,
+       FROM tutor_conversations WHERE ${orgEq(1)} AND answering_until > $3`,
       [organizationId, userId, now],
     );
     return { memberTokens: Number(row.member_tokens), tokens: Number(row.tokens), requests: row.requests };
@@ -155,7 +156,7 @@ export class TutorRepository {
   async releaseAnswering(organizationId: string, id: string, tx?: Tx): Promise<void> {
     await db(this.dataSource, tx).query(
       `UPDATE tutor_conversations SET answering_until = NULL, answering_reserved_tokens = 0
-       WHERE id = $2 AND organization_id = $1`,
+       WHERE id = $2 AND ${orgEq(1)}`,
       [organizationId, id],
     );
   }
@@ -169,7 +170,7 @@ export class TutorRepository {
       `WITH conversation AS (
          UPDATE tutor_conversations SET messages_count = messages_count + 1, updated_at = $12,
            title = coalesce(title, CASE WHEN $3 = 'user' THEN left($4, 80) END)
-         WHERE id = $2 AND organization_id = $13 RETURNING id
+         WHERE id = $2 AND ${orgEq(13)} RETURNING id
        )
        INSERT INTO tutor_messages (id, conversation_id, role, content, citations, status, input_tokens, output_tokens,
          provider, model, finish_reason, created_at)
@@ -197,7 +198,7 @@ export class TutorRepository {
     const rows = await this.dataSource.query<MessageRow[]>(
       `SELECT ${MESSAGE} FROM (
          SELECT m.* FROM tutor_messages m JOIN tutor_conversations c ON c.id = m.conversation_id
-         WHERE m.conversation_id = $2 AND c.organization_id = $1
+         WHERE m.conversation_id = $2 AND ${orgEq(1, 'c')}
          ORDER BY m.created_at DESC, m.id DESC LIMIT $3
        ) recent ORDER BY created_at, id`,
       [organizationId, conversationId, last ?? null],
@@ -209,7 +210,7 @@ export class TutorRepository {
 
   async personConversations(userId: string, db: EntityManager): Promise<Record<string, unknown>[]> {
     const conversations = await db.query<Record<string, unknown>[]>(
-      `SELECT c.id, c.organization_id, c.course_id, c.lesson_id, c.title, c.created_at, c.updated_at,
+      `${tenancyExempt('person-across-organizations')} SELECT c.id, c.organization_id, c.course_id, c.lesson_id, c.title, c.created_at, c.updated_at,
          coalesce((SELECT json_agg(json_build_object('id', m.id, 'role', m.role, 'content', m.content,
              'citations', m.citations, 'status', m.status, 'created_at', m.created_at) ORDER BY m.created_at, m.id)
            FROM tutor_messages m WHERE m.conversation_id = c.id), '[]'::json) AS messages
@@ -220,6 +221,9 @@ export class TutorRepository {
   }
 
   async deletePersonConversations(userId: string, tx: Tx): Promise<void> {
-    await tx.manager.query(`DELETE FROM tutor_conversations WHERE user_id = $1`, [userId]);
+    await tx.manager.query(
+      `${tenancyExempt('person-across-organizations')} DELETE FROM tutor_conversations WHERE user_id = $1`,
+      [userId],
+    );
   }
 }

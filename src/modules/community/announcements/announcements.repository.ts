@@ -5,6 +5,7 @@ import type { Membership, OrgRole } from '@/core/auth/tenancy';
 import type { Tx } from '@/core/database/transaction';
 import type { Locale } from '@/core/mail/mail-template';
 import type { AnnouncementStatus, Severity } from './dto/announcement.dto';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export type Translations = Partial<Record<Locale, { title: string; body_md: string }>>;
 
@@ -61,7 +62,9 @@ const LIVE = `starts_at <= $2 AND (ends_at IS NULL OR ends_at > $2)`;
 
 /** The rows of one scope, written so that each reads its partial index (`IS NOT DISTINCT FROM` would not). */
 function scopeCondition(scope: ScopeId): string {
-  return scope === null ? '$1::uuid IS NULL AND organization_id IS NULL' : 'organization_id = $1::uuid';
+  return scope === null
+    ? `${tenancyExempt('platform-admin')} $1::uuid IS NULL AND organization_id IS NULL`
+    : `${orgEq(1)}::uuid`;
 }
 
 @Injectable()
@@ -141,9 +144,10 @@ export class AnnouncementsRepository {
 
   /** Any scope: what the reader routes look up before checking that the caller is in the audience. */
   async findAnyScope(id: string): Promise<AnnouncementRow | null> {
-    const rows = await this.dataSource.query<AnnouncementRow[]>(`SELECT ${COLUMNS} FROM announcements WHERE id = $1`, [
-      id,
-    ]);
+    const rows = await this.dataSource.query<AnnouncementRow[]>(
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT ${COLUMNS} FROM announcements WHERE id = $1`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 
@@ -166,7 +170,7 @@ export class AnnouncementsRepository {
     ]);
     const rows = await tx.manager.query<{ n: number }[]>(
       `SELECT count(*)::int AS n FROM announcements
-       WHERE organization_id = $1 AND email AND ($3::uuid IS NULL OR id <> $3)
+       WHERE ${orgEq(1)} AND email AND ($3::uuid IS NULL OR id <> $3)
          AND COALESCE(emailed_at, starts_at) >= date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') AT TIME ZONE 'UTC'
          AND COALESCE(emailed_at, starts_at) < (date_trunc('day', $2::timestamptz AT TIME ZONE 'UTC') + interval '1 day') AT TIME ZONE 'UTC'`,
       [organizationId, at, exceptId],
@@ -175,7 +179,10 @@ export class AnnouncementsRepository {
   }
 
   async markEmailed(id: string, now: Date, tx: Tx): Promise<void> {
-    await tx.manager.query(`UPDATE announcements SET emailed_at = $2 WHERE id = $1`, [id, now]);
+    await tx.manager.query(
+      `${tenancyExempt('by-key-after-scoped-read')} UPDATE announcements SET emailed_at = $2 WHERE id = $1`,
+      [id, now],
+    );
   }
 
   /**
@@ -223,7 +230,7 @@ export class AnnouncementsRepository {
            AND (cardinality(audience_roles) = 0 OR $4::text = ANY(audience_roles))
          UNION ALL
          SELECT * FROM announcements
-         WHERE organization_id = $3::uuid AND ${LIVE}
+         WHERE ${orgEq(3)}::uuid AND ${LIVE}
            AND (cardinality(audience_roles) = 0 OR $4::text = ANY(audience_roles))
            AND (cardinality(audience_cohort_ids) = 0 OR audience_cohort_ids && $5::uuid[])
        ) a
@@ -239,7 +246,7 @@ export class AnnouncementsRepository {
    */
   async platformShownTo(id: string, memberships: readonly Membership[], now: Date): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM announcements a
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT 1 FROM announcements a
        WHERE a.id = $1 AND a.organization_id IS NULL AND a.starts_at <= $2 AND (a.ends_at IS NULL OR a.ends_at > $2)
          AND ((cardinality(a.audience_organization_ids) = 0 AND cardinality(a.audience_roles) = 0)
            OR EXISTS (
@@ -255,7 +262,7 @@ export class AnnouncementsRepository {
   async organizationShownTo(id: string, reader: ReaderContext, now: Date): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
       `SELECT 1 FROM announcements
-       WHERE id = $1 AND organization_id = $3::uuid AND ${LIVE}
+       WHERE id = $1 AND ${orgEq(3)}::uuid AND ${LIVE}
          AND (cardinality(audience_roles) = 0 OR $4::text = ANY(audience_roles))
          AND (cardinality(audience_cohort_ids) = 0 OR audience_cohort_ids && $5::uuid[])`,
       [id, now, reader.organizationId, reader.role, reader.cohortIds],

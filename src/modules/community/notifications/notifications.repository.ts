@@ -6,6 +6,7 @@ import type { Locale } from '@/core/mail/mail-template';
 import { visibleTo } from '@/modules/learning/courses/catalog-sql';
 import { type Category, type PreferenceOverrides, preferenceSql } from './notification-categories';
 import type { QuietHours } from './quiet-hours';
+import { tenancyExempt } from '@/core/database/tenancy';
 
 export interface NotificationRow {
   id: string;
@@ -72,7 +73,7 @@ export interface NewNotification {
 
 /** A bearer token sees its organization's items and those of no organization (extensions-v2 2.4). */
 const SCOPE = (param: string) =>
-  `(${param}::uuid IS NULL OR n.organization_id IS NULL OR n.organization_id = ${param})`;
+  `${tenancyExempt('person-across-organizations')} (${param}::uuid IS NULL OR n.organization_id IS NULL OR n.organization_id = ${param})`;
 
 @Injectable()
 export class NotificationsRepository {
@@ -120,7 +121,10 @@ export class NotificationsRepository {
 
   find(id: string): Promise<NotificationRow | null> {
     return this.dataSource
-      .query<NotificationRow[]>(`SELECT * FROM notifications WHERE id = $1`, [id])
+      .query<NotificationRow[]>(
+        `${tenancyExempt('by-key-after-scoped-read')} SELECT * FROM notifications WHERE id = $1`,
+        [id],
+      )
       .then((r) => r[0] ?? null);
   }
 
@@ -183,7 +187,7 @@ export class NotificationsRepository {
 
   async membershipsOf(userIds: readonly string[]): Promise<Map<string, string[]>> {
     const rows = await this.dataSource.query<{ user_id: string; organization_id: string }[]>(
-      `SELECT user_id, organization_id FROM memberships WHERE user_id = ANY($1::uuid[])`,
+      `${tenancyExempt('person-across-organizations')} SELECT user_id, organization_id FROM memberships WHERE user_id = ANY($1::uuid[])`,
       [userIds],
     );
     const out = new Map<string, string[]>();
@@ -194,7 +198,7 @@ export class NotificationsRepository {
   /** The organizations the person belongs to (the scopes their tokens can have). */
   async membershipOrganizations(userId: string): Promise<string[]> {
     const rows = await this.dataSource.query<{ organization_id: string }[]>(
-      `SELECT organization_id FROM memberships WHERE user_id = $1`,
+      `${tenancyExempt('person-across-organizations')} SELECT organization_id FROM memberships WHERE user_id = $1`,
       [userId],
     );
     return rows.map((r) => r.organization_id);
@@ -203,7 +207,7 @@ export class NotificationsRepository {
   /** The unread count a token of each of the person's organizations sees (that organization's and none's). */
   unreadByMembership(userId: string): Promise<{ organization_id: string; unread: number }[]> {
     return this.dataSource.query(
-      `SELECT m.organization_id, (SELECT count(*) FROM notifications n
+      `${tenancyExempt('person-across-organizations')} SELECT m.organization_id, (SELECT count(*) FROM notifications n
          WHERE n.user_id = $1 AND n.in_app AND n.read_at IS NULL
            AND (n.organization_id IS NULL OR n.organization_id = m.organization_id))::int AS unread
        FROM memberships m WHERE m.user_id = $1`,
@@ -375,7 +379,7 @@ export class NotificationsRepository {
 
   async prune(before: Date, limit: number): Promise<number> {
     const [, count] = await this.dataSource.query<[unknown[], number]>(
-      `DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE created_at < $1 LIMIT $2)`,
+      `${tenancyExempt('cross-organization-job')} DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE created_at < $1 LIMIT $2)`,
       [before, limit],
     );
     return count;

@@ -5,6 +5,7 @@ import { db } from '@/core/database/db';
 import { PoolQueries } from '@/core/database/pool-queries';
 import type { Tx } from '@/core/database/transaction';
 import type { ActivityKind, ContentStatus, ItemKind, ReactionKind, ReportReason } from './dto/feed.dto';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export type PendingReason = 'pre_moderation' | 'blocked_term';
 
@@ -142,7 +143,7 @@ export class SocialRepository {
 
   async settings(organizationId: string, tx?: Tx): Promise<SettingsRow> {
     const sql = `SELECT feed_enabled, pre_moderation, auto_hide_after_reports, blocked_terms
-       FROM moderation_settings WHERE organization_id = $1`;
+       FROM moderation_settings WHERE ${orgEq(1)}`;
     const rows = tx
       ? await tx.manager.query<SettingsRow[]>(sql, [organizationId])
       : await this.named<SettingsRow>('social.settings', sql, [organizationId]);
@@ -182,9 +183,9 @@ export class SocialRepository {
     const rows = await this.named<DecoratedItemRow & { feed_enabled: boolean | null; total: string }>(
       `social.feed.${filter}`,
       `SELECT s.feed_enabled, s.total, d.* FROM (
-         SELECT (SELECT m.feed_enabled FROM moderation_settings m WHERE m.organization_id = $1) AS feed_enabled,
+         SELECT (SELECT m.feed_enabled FROM moderation_settings m WHERE ${orgEq(1, 'm')}) AS feed_enabled,
            (SELECT coalesce(sum(c.n), 0)::text FROM feed_counts c JOIN users_read u ON u.id = c.user_id
-             WHERE c.organization_id = $1 ${counted} AND c.n > 0 AND ${VISIBLE_COUNT}) AS total
+             WHERE ${orgEq(1, 'c')} ${counted} AND c.n > 0 AND ${VISIBLE_COUNT}) AS total
        ) s LEFT JOIN LATERAL (
          SELECT p.*,
            coalesce((SELECT jsonb_object_agg(x.kind, x.n) FROM (SELECT r.kind, count(*)::int AS n
@@ -194,7 +195,7 @@ export class SocialRepository {
            CASE WHEN p.kind = 'post' THEN (SELECT count(*)::int FROM feed_comments k WHERE k.post_id = p.id
              AND k.status = 'published') END AS comments_count
          FROM (SELECT ${ITEM_COLUMNS} FROM feed_items f JOIN users_read u ON u.id = f.user_id
-           WHERE f.organization_id = $1 ${kind} AND ${VISIBLE_ITEM}
+           WHERE ${orgEq(1, 'f')} ${kind} AND ${VISIBLE_ITEM}
            ORDER BY f.created_at DESC, f.id DESC LIMIT $3 OFFSET $4) p
        ) d ON true
        ORDER BY d.created_at DESC, d.id DESC`,
@@ -212,7 +213,7 @@ export class SocialRepository {
   async visibleItem(organizationId: string, viewerId: string, itemId: string, tx?: Tx): Promise<FeedItemRow | null> {
     const rows = await this.db(tx).query<FeedItemRow[]>(
       `SELECT ${ITEM_COLUMNS} FROM feed_items f JOIN users_read u ON u.id = f.user_id
-       WHERE f.organization_id = $1 AND f.id = $3 AND ${VISIBLE_ITEM}`,
+       WHERE ${orgEq(1, 'f')} AND f.id = $3 AND ${VISIBLE_ITEM}`,
       [organizationId, viewerId, itemId],
     );
     return rows[0] ?? null;
@@ -224,7 +225,7 @@ export class SocialRepository {
     opts: { tx?: Tx; lock?: boolean } = {},
   ): Promise<FeedItemRow | null> {
     const rows = await this.db(opts.tx).query<FeedItemRow[]>(
-      `SELECT ${ITEM_COLUMNS} FROM feed_items f WHERE f.organization_id = $1 AND f.id = $2 AND f.kind = 'post'
+      `SELECT ${ITEM_COLUMNS} FROM feed_items f WHERE ${orgEq(1, 'f')} AND f.id = $2 AND f.kind = 'post'
        ${opts.lock ? 'FOR UPDATE' : ''}`,
       [organizationId, postId],
     );
@@ -271,7 +272,7 @@ export class SocialRepository {
     const rows = await tx.manager.query<[FeedItemRow[], number]>(
       `UPDATE feed_items AS f SET body_md = $3, body_html = $4, status = $5, pending_reason = $6, edited_at = $7,
          published_at = CASE WHEN $5 = 'published' THEN coalesce(published_at, $7) ELSE published_at END
-       WHERE organization_id = $1 AND id = $2 RETURNING ${ITEM_COLUMNS}`,
+       WHERE ${orgEq(1)} AND id = $2 RETURNING ${ITEM_COLUMNS}`,
       [organizationId, postId, values.bodyMd, values.bodyHtml, values.status, values.pendingReason, values.now],
     );
     return rows[0][0];
@@ -282,13 +283,13 @@ export class SocialRepository {
     await tx.manager.query(
       `UPDATE feed_items SET status = $3, pending_reason = CASE WHEN $3 = 'pending' THEN pending_reason END,
          published_at = CASE WHEN $3 = 'published' THEN coalesce(published_at, $4) ELSE published_at END
-       WHERE organization_id = $1 AND id = $2`,
+       WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, postId, status, now],
     );
   }
 
   async deletePost(organizationId: string, postId: string, tx: Tx): Promise<void> {
-    await tx.manager.query(`DELETE FROM feed_items WHERE organization_id = $1 AND id = $2 AND kind = 'post'`, [
+    await tx.manager.query(`DELETE FROM feed_items WHERE ${orgEq(1)} AND id = $2 AND kind = 'post'`, [
       organizationId,
       postId,
     ]);
@@ -317,7 +318,7 @@ export class SocialRepository {
   async publishedCommentCounts(postIds: string[]): Promise<Map<string, number>> {
     if (postIds.length === 0) return new Map();
     const rows = await this.db().query<{ post_id: string; n: number }[]>(
-      `SELECT post_id, count(*)::int AS n FROM feed_comments WHERE post_id = ANY($1::uuid[]) AND status = 'published'
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT post_id, count(*)::int AS n FROM feed_comments WHERE post_id = ANY($1::uuid[]) AND status = 'published'
        GROUP BY post_id`,
       [postIds],
     );
@@ -330,7 +331,7 @@ export class SocialRepository {
     const out = new Map<string, Map<ReactionKind, number>>();
     if (itemIds.length === 0) return out;
     const rows = await this.db(tx).query<{ item_id: string; kind: ReactionKind; n: number }[]>(
-      `SELECT item_id, kind, count(*)::int AS n FROM feed_reactions WHERE item_id = ANY($1::uuid[])
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT item_id, kind, count(*)::int AS n FROM feed_reactions WHERE item_id = ANY($1::uuid[])
        GROUP BY item_id, kind`,
       [itemIds],
     );
@@ -346,7 +347,7 @@ export class SocialRepository {
     const out = new Map<string, ReactionKind[]>();
     if (itemIds.length === 0) return out;
     const rows = await this.db(tx).query<{ item_id: string; kind: ReactionKind }[]>(
-      `SELECT item_id, kind FROM feed_reactions WHERE item_id = ANY($1::uuid[]) AND user_id = $2
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT item_id, kind FROM feed_reactions WHERE item_id = ANY($1::uuid[]) AND user_id = $2
        ORDER BY array_position(ARRAY['like', 'celebrate', 'insightful', 'support'], kind)`,
       [itemIds, userId],
     );
@@ -364,7 +365,7 @@ export class SocialRepository {
 
   async unreact(organizationId: string, itemId: string, userId: string, kind: ReactionKind): Promise<void> {
     await this.db().query(
-      `DELETE FROM feed_reactions WHERE organization_id = $1 AND item_id = $2 AND user_id = $3 AND kind = $4`,
+      `DELETE FROM feed_reactions WHERE ${orgEq(1)} AND item_id = $2 AND user_id = $3 AND kind = $4`,
       [organizationId, itemId, userId, kind],
     );
   }
@@ -378,7 +379,7 @@ export class SocialRepository {
     opts: { tx?: Tx; lock?: boolean } = {},
   ): Promise<CommentRow | null> {
     const rows = await this.db(opts.tx).query<CommentRow[]>(
-      `SELECT ${COMMENT_COLUMNS} FROM feed_comments c WHERE c.organization_id = $1 AND c.post_id = $2 AND c.id = $3
+      `SELECT ${COMMENT_COLUMNS} FROM feed_comments c WHERE ${orgEq(1, 'c')} AND c.post_id = $2 AND c.id = $3
        ${opts.lock ? 'FOR UPDATE' : ''}`,
       [organizationId, postId, commentId],
     );
@@ -387,7 +388,7 @@ export class SocialRepository {
 
   async commentById(organizationId: string, commentId: string, tx?: Tx, lock = false): Promise<CommentRow | null> {
     const rows = await this.db(tx).query<CommentRow[]>(
-      `SELECT ${COMMENT_COLUMNS} FROM feed_comments c WHERE c.organization_id = $1 AND c.id = $2
+      `SELECT ${COMMENT_COLUMNS} FROM feed_comments c WHERE ${orgEq(1, 'c')} AND c.id = $2
        ${lock ? 'FOR UPDATE' : ''}`,
       [organizationId, commentId],
     );
@@ -409,12 +410,12 @@ export class SocialRepository {
     const params = [organizationId, postId, viewerId];
     const [rows, count] = await Promise.all([
       this.db().query<CommentRow[]>(
-        `SELECT ${COMMENT_COLUMNS} FROM feed_comments c WHERE c.organization_id = $1 AND c.post_id = $2 AND ${visible}
+        `SELECT ${COMMENT_COLUMNS} FROM feed_comments c WHERE ${orgEq(1, 'c')} AND c.post_id = $2 AND ${visible}
          ORDER BY c.created_at, c.id LIMIT $4 OFFSET $5`,
         [...params, page.limit, page.offset],
       ),
       this.db().query<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM feed_comments c WHERE c.organization_id = $1 AND c.post_id = $2 AND ${visible}`,
+        `SELECT count(*)::int AS n FROM feed_comments c WHERE ${orgEq(1, 'c')} AND c.post_id = $2 AND ${visible}`,
         params,
       ),
     ]);
@@ -463,16 +464,13 @@ export class SocialRepository {
     await tx.manager.query(
       `UPDATE feed_comments SET status = $3, pending_reason = CASE WHEN $3 = 'pending' THEN pending_reason END,
          published_at = CASE WHEN $3 = 'published' THEN coalesce(published_at, $4) ELSE published_at END
-       WHERE organization_id = $1 AND id = $2`,
+       WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, commentId, status, now],
     );
   }
 
   async deleteComment(organizationId: string, commentId: string, tx: Tx): Promise<void> {
-    await tx.manager.query(`DELETE FROM feed_comments WHERE organization_id = $1 AND id = $2`, [
-      organizationId,
-      commentId,
-    ]);
+    await tx.manager.query(`DELETE FROM feed_comments WHERE ${orgEq(1)} AND id = $2`, [organizationId, commentId]);
   }
 
   // Reports.
@@ -485,7 +483,7 @@ export class SocialRepository {
   ): Promise<ReportRow | null> {
     const column = itemType === 'post' ? 'post_id' : 'comment_id';
     const rows = await tx.manager.query<ReportRow[]>(
-      `SELECT id, item_type, post_id, comment_id, reason, created_at FROM feed_reports
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT id, item_type, post_id, comment_id, reason, created_at FROM feed_reports
        WHERE item_type = $1 AND ${column} = $2 AND user_id = $3`,
       [itemType, itemId, userId],
     );
@@ -527,7 +525,7 @@ export class SocialRepository {
   async openReportCount(itemType: 'post' | 'comment', itemId: string, tx: Tx): Promise<number> {
     const column = itemType === 'post' ? 'post_id' : 'comment_id';
     const rows = await tx.manager.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM feed_reports WHERE item_type = $1 AND ${column} = $2 AND status = 'open'`,
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT count(*)::int AS n FROM feed_reports WHERE item_type = $1 AND ${column} = $2 AND status = 'open'`,
       [itemType, itemId],
     );
     return rows[0]?.n ?? 0;
@@ -542,7 +540,7 @@ export class SocialRepository {
   ): Promise<void> {
     const column = itemType === 'post' ? 'post_id' : 'comment_id';
     await tx.manager.query(
-      `UPDATE feed_reports SET status = $3, decided_at = $4
+      `${tenancyExempt('by-key-after-scoped-read')} UPDATE feed_reports SET status = $3, decided_at = $4
        WHERE item_type = $1 AND ${column} = $2 AND status = 'open'`,
       [itemType, itemId, status, now],
     );
@@ -566,15 +564,15 @@ export class SocialRepository {
     const source = `
       WITH open_reports AS (
         SELECT item_type, coalesce(comment_id, post_id) AS item_id, reason, count(*)::int AS n
-        FROM feed_reports WHERE organization_id = $1 AND status = 'open' GROUP BY 1, 2, 3
+        FROM feed_reports WHERE ${orgEq(1)} AND status = 'open' GROUP BY 1, 2, 3
       ), candidates AS (
         SELECT 'post'::text AS item_type, f.id AS item_id, f.id AS post_id, f.user_id, f.body_md, f.status,
           f.pending_reason, f.created_at
-        FROM feed_items f WHERE f.organization_id = $1 AND f.kind = 'post'
+        FROM feed_items f WHERE ${orgEq(1, 'f')} AND f.kind = 'post'
           AND (f.status IN ('pending', 'hidden') OR f.id IN (SELECT item_id FROM open_reports WHERE item_type = 'post'))
         UNION ALL
         SELECT 'comment', c.id, c.post_id, c.user_id, c.body_md, c.status, c.pending_reason, c.created_at
-        FROM feed_comments c WHERE c.organization_id = $1
+        FROM feed_comments c WHERE ${orgEq(1, 'c')}
           AND (c.status IN ('pending', 'hidden') OR c.id IN (SELECT item_id FROM open_reports WHERE item_type = 'comment'))
       ), q AS (
         SELECT k.*, coalesce((SELECT sum(r.n) FROM open_reports r WHERE r.item_type = k.item_type
@@ -601,7 +599,7 @@ export class SocialRepository {
 
   async activeMute(organizationId: string, userId: string, now: Date): Promise<{ until: Date } | null> {
     const rows = await this.db().query<{ until: Date }[]>(
-      `SELECT until FROM member_mutes WHERE organization_id = $1 AND user_id = $2 AND until > $3`,
+      `SELECT until FROM member_mutes WHERE ${orgEq(1)} AND user_id = $2 AND until > $3`,
       [organizationId, userId, now],
     );
     return rows[0] ?? null;
@@ -616,13 +614,13 @@ export class SocialRepository {
       this.db().query<MuteRow[]>(
         `SELECT m.user_id, u.name, m.until, m.reason, m.muted_by, m.created_at
          FROM member_mutes m JOIN users_read u ON u.id = m.user_id
-         WHERE m.organization_id = $1 AND m.until > $2 ORDER BY m.created_at DESC, m.user_id LIMIT $3 OFFSET $4`,
+         WHERE ${orgEq(1, 'm')} AND m.until > $2 ORDER BY m.created_at DESC, m.user_id LIMIT $3 OFFSET $4`,
         [organizationId, now, page.limit, page.offset],
       ),
-      this.db().query<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM member_mutes WHERE organization_id = $1 AND until > $2`,
-        [organizationId, now],
-      ),
+      this.db().query<{ n: number }[]>(`SELECT count(*)::int AS n FROM member_mutes WHERE ${orgEq(1)} AND until > $2`, [
+        organizationId,
+        now,
+      ]),
     ]);
     return { rows, total: count[0]?.n ?? 0 };
   }
@@ -633,7 +631,7 @@ export class SocialRepository {
     tx: Tx,
   ): Promise<{ row: MuteRow; replaced: boolean }> {
     const before = await tx.manager.query<{ until: Date }[]>(
-      `SELECT until FROM member_mutes WHERE organization_id = $1 AND user_id = $2 FOR UPDATE`,
+      `SELECT until FROM member_mutes WHERE ${orgEq(1)} AND user_id = $2 FOR UPDATE`,
       [values.organizationId, values.userId],
     );
     const replaced = before.length > 0 && before[0].until > values.now;
@@ -653,7 +651,7 @@ export class SocialRepository {
   /** Removes the mute; false when there was none in force (an expired one is removed all the same). */
   async deleteMute(organizationId: string, userId: string, now: Date, tx: Tx): Promise<boolean> {
     const [rows] = await tx.manager.query<[{ until: Date }[], number]>(
-      `DELETE FROM member_mutes WHERE organization_id = $1 AND user_id = $2 RETURNING until`,
+      `DELETE FROM member_mutes WHERE ${orgEq(1)} AND user_id = $2 RETURNING until`,
       [organizationId, userId],
     );
     return rows.length > 0 && rows[0].until > now;
@@ -685,7 +683,7 @@ export class SocialRepository {
     tx: Tx,
   ): Promise<{ name: string; icon: string | null } | null> {
     const rows = await tx.manager.query<{ name: string; icon: string | null }[]>(
-      `SELECT name, icon FROM badge_awards_read WHERE organization_id = $1 AND user_id = $2 AND code = $3
+      `SELECT name, icon FROM badge_awards_read WHERE ${orgEq(1)} AND user_id = $2 AND code = $3
        ORDER BY awarded_at DESC LIMIT 1`,
       [organizationId, userId, code],
     );
@@ -698,7 +696,7 @@ export class SocialRepository {
     tx: Tx,
   ): Promise<{ type: string; title: string; replaces_id: string | null } | null> {
     const rows = await tx.manager.query<{ type: string; title: string; replaces_id: string | null }[]>(
-      `SELECT type, title, replaces_id FROM issued_certificates_read WHERE id = $1 AND organization_id = $2`,
+      `SELECT type, title, replaces_id FROM issued_certificates_read WHERE id = $1 AND ${orgEq(2)}`,
       [certificateId, organizationId],
     );
     return rows[0] ?? null;

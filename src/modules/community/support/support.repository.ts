@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { TicketCategory, TicketPriority, TicketStatus } from './support.definitions';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface TicketRow {
   id: string;
@@ -73,10 +74,13 @@ export class SupportRepository {
     return rows[0].id;
   }
 
-  /** A ticket; with `userId`, only that person's. `lock` takes the row for the transaction. */
+  /**
+   * A ticket; with `userId`, only that person's (without: platform support staff, who work across organizations).
+   * `lock` takes the row for the transaction.
+   */
   async find(id: string, userId: string | null, tx?: Tx, lock = false): Promise<TicketRow | null> {
     const rows = await db(this.dataSource, tx).query<TicketRow[]>(
-      `SELECT ${TICKET} FROM ${FROM} WHERE t.id = $1 AND ($2::uuid IS NULL OR t.user_id = $2)
+      `${tenancyExempt('person-across-organizations')} SELECT ${TICKET} FROM ${FROM} WHERE t.id = $1 AND ($2::uuid IS NULL OR t.user_id = $2)
        ${lock ? 'FOR UPDATE OF t' : ''}`,
       [id, userId],
     );
@@ -116,7 +120,7 @@ export class SupportRepository {
     const keys = Object.keys(set) as (keyof typeof set)[];
     const assignments = keys.map((k, i) => `${k} = $${i + 3}`);
     await tx.manager.query(
-      `UPDATE support_tickets SET ${[...assignments, 'updated_at = $2'].join(', ')} WHERE id = $1`,
+      `${tenancyExempt('by-key-after-scoped-read')} UPDATE support_tickets SET ${[...assignments, 'updated_at = $2'].join(', ')} WHERE id = $1`,
       [id, now, ...keys.map((k) => set[k])],
     );
   }
@@ -134,7 +138,7 @@ export class SupportRepository {
   }): Promise<{ rows: TicketRow[]; total: number }> {
     const number = filter.q && /^#?\d{1,18}$/.test(filter.q) ? filter.q.replace('#', '') : null;
     const where = `($1::uuid IS NULL OR t.user_id = $1)
-      AND ($2::uuid IS NULL OR t.organization_id IS NULL OR t.organization_id = $2)
+      AND ($2::uuid IS NULL OR t.organization_id IS NULL OR ${orgEq(2, 't')})
       AND ($3::text IS NULL OR t.status = $3) AND ($4::text IS NULL OR t.category = $4)
       AND ($5::text IS NULL OR t.priority = $5)
       AND ($6::text IS NULL OR t.subject ILIKE '%' || $6 || '%' OR t.number = $7::bigint)`;
@@ -161,7 +165,7 @@ export class SupportRepository {
   /** Tickets waiting on the person since before `before`: closed, with their ids. */
   async autoClose(before: Date, now: Date): Promise<string[]> {
     const [rows] = await this.dataSource.query<[{ id: string }[], number]>(
-      `UPDATE support_tickets SET status = 'closed', closed_at = $2, updated_at = $2
+      `${tenancyExempt('cross-organization-job')} UPDATE support_tickets SET status = 'closed', closed_at = $2, updated_at = $2
        WHERE status = 'waiting_on_user' AND last_staff_reply_at <= $1 RETURNING id`,
       [before, now],
     );
@@ -170,7 +174,7 @@ export class SupportRepository {
 
   async isMember(organizationId: string, userId: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM memberships WHERE organization_id = $1 AND user_id = $2`,
+      `SELECT 1 FROM memberships WHERE ${orgEq(1)} AND user_id = $2`,
       [organizationId, userId],
     );
     return rows.length > 0;

@@ -4,6 +4,7 @@ import { db } from '@/core/database/db';
 import { SharedCache } from '@/core/cache/cache';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import type { Tx } from '@/core/database/transaction';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface ApiKeyRow {
   id: string;
@@ -64,16 +65,17 @@ export class ApiKeysRepository {
 
   findByHash(tokenHash: string): Promise<ApiKeyRow | null> {
     return this.byHash.getOrLoad(tokenHash, async () => {
-      const rows = await this.dataSource.query<ApiKeyRow[]>(`SELECT ${COLUMNS} FROM api_keys WHERE token_hash = $1`, [
-        tokenHash,
-      ]);
+      const rows = await this.dataSource.query<ApiKeyRow[]>(
+        `${tenancyExempt('sign-in-lookup')} SELECT ${COLUMNS} FROM api_keys WHERE token_hash = $1`,
+        [tokenHash],
+      );
       return rows[0] ?? null;
     });
   }
 
   listLive(userId: string): Promise<ApiKeyRow[]> {
     return this.dataSource.query<ApiKeyRow[]>(
-      `SELECT ${COLUMNS} FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC`,
+      `${tenancyExempt('person-across-organizations')} SELECT ${COLUMNS} FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC`,
       [userId],
     );
   }
@@ -81,7 +83,7 @@ export class ApiKeysRepository {
   /** Revokes one of this person's tokens; returns it, or null when there is none. */
   async revoke(id: string, userId: string, now: Date, tx?: Tx): Promise<ApiKeyRow | null> {
     const [rows] = await db(this.dataSource, tx).query<[(ApiKeyRow & { token_hash: string })[], number]>(
-      `UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}, token_hash`,
+      `${tenancyExempt('person-across-organizations')} UPDATE api_keys SET revoked_at = $3 WHERE id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING ${COLUMNS}, token_hash`,
       [id, userId, now],
     );
     const row = rows[0];
@@ -92,7 +94,7 @@ export class ApiKeysRepository {
   /** Revokes every live token of this person in this organization (they left it); returns how many. */
   async revokeAllFor(organizationId: string, userId: string, now: Date, tx?: Tx): Promise<number> {
     const [rows] = await db(this.dataSource, tx).query<[{ token_hash: string }[], number]>(
-      `UPDATE api_keys SET revoked_at = $3 WHERE organization_id = $1 AND user_id = $2 AND revoked_at IS NULL RETURNING token_hash`,
+      `UPDATE api_keys SET revoked_at = $3 WHERE ${orgEq(1)} AND user_id = $2 AND revoked_at IS NULL RETURNING token_hash`,
       [organizationId, userId, now],
     );
     for (const row of rows) await this.byHash.invalidate(row.token_hash, tx);
@@ -102,7 +104,7 @@ export class ApiKeysRepository {
   /** Records use at most once a minute per token (a write per request would cost more than it tells). */
   async touch(id: string, now: Date): Promise<void> {
     await this.dataSource.query(
-      `UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
+      `${tenancyExempt('sign-in-lookup')} UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
       [id, now],
     );
   }

@@ -6,6 +6,7 @@ import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import type { Tx } from '@/core/database/transaction';
 import { isUuid } from '@/core/http/uuid';
 import type { ClientMetadata } from './client-registration';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface ClientRow extends Omit<ClientMetadata, 'token_endpoint_auth_method'> {
   id: string;
@@ -205,7 +206,7 @@ export class OAuthRepository {
 
   async findGrant(organizationId: string, id: string, tx?: Tx): Promise<GrantRow | null> {
     const rows = await db(this.dataSource, tx).query<GrantRow[]>(
-      `SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE id = $1 AND organization_id = $2`,
+      `SELECT ${GRANT_COLUMNS} FROM oauth_grants WHERE id = $1 AND ${orgEq(2)}`,
       [id, organizationId],
     );
     return rows[0] ?? null;
@@ -215,7 +216,7 @@ export class OAuthRepository {
   async liveGrantIds(userId: string, clientId: string, organizationId: string, tx: Tx): Promise<string[]> {
     const rows = await tx.manager.query<{ id: string }[]>(
       `SELECT id FROM oauth_grants
-       WHERE user_id = $1 AND client_id = $2 AND organization_id = $3 AND revoked_at IS NULL`,
+       WHERE user_id = $1 AND client_id = $2 AND ${orgEq(3)} AND revoked_at IS NULL`,
       [userId, clientId, organizationId],
     );
     return rows.map((r) => r.id);
@@ -223,7 +224,7 @@ export class OAuthRepository {
 
   async listLiveGrants(userId: string): Promise<(GrantRow & { client_name: string | null })[]> {
     return this.dataSource.query(
-      `SELECT ${GRANT_COLUMNS.split(', ')
+      `${tenancyExempt('person-across-organizations')} SELECT ${GRANT_COLUMNS.split(', ')
         .map((c) => `g.${c}`)
         .join(', ')}, c.client_name
        FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
@@ -239,7 +240,7 @@ export class OAuthRepository {
   /** Revokes every live grant of this person in this organization (they left it), with its tokens. */
   async revokeGrantsFor(organizationId: string, userId: string, now: Date, tx: Tx): Promise<number> {
     const rows = await tx.manager.query<{ id: string }[]>(
-      `SELECT id FROM oauth_grants WHERE organization_id = $1 AND user_id = $2 AND revoked_at IS NULL`,
+      `SELECT id FROM oauth_grants WHERE ${orgEq(1)} AND user_id = $2 AND revoked_at IS NULL`,
       [organizationId, userId],
     );
     for (const { id } of rows) await this.revokeGrant(id, 'member_left', now, tx);
@@ -248,22 +249,22 @@ export class OAuthRepository {
 
   async revokeGrant(grantId: string, reason: string, now: Date, tx: Tx, userId?: string): Promise<GrantRow | null> {
     const [grants] = await tx.manager.query<[GrantRow[], number]>(
-      `UPDATE oauth_grants SET revoked_at = $2, revoked_reason = $3
+      `${tenancyExempt('sign-in-lookup')} UPDATE oauth_grants SET revoked_at = $2, revoked_reason = $3
        WHERE id = $1 AND revoked_at IS NULL ${userId ? 'AND user_id = $4' : ''} RETURNING ${GRANT_COLUMNS}`,
       userId ? [grantId, now, reason, userId] : [grantId, now, reason],
     );
     const grant = grants[0] ?? null;
     if (!grant) return null;
-    await tx.manager.query(`UPDATE oauth_codes SET used_at = COALESCE(used_at, $2) WHERE grant_id = $1`, [
-      grantId,
-      now,
-    ]);
     await tx.manager.query(
-      `UPDATE oauth_refresh_tokens SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL`,
+      `${tenancyExempt('sign-in-lookup')} UPDATE oauth_codes SET used_at = COALESCE(used_at, $2) WHERE grant_id = $1`,
+      [grantId, now],
+    );
+    await tx.manager.query(
+      `${tenancyExempt('sign-in-lookup')} UPDATE oauth_refresh_tokens SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL`,
       [grantId, now],
     );
     const [tokens] = await tx.manager.query<[{ token_hash: string }[], number]>(
-      `UPDATE oauth_access_tokens SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL RETURNING token_hash`,
+      `${tenancyExempt('sign-in-lookup')} UPDATE oauth_access_tokens SET revoked_at = $2 WHERE grant_id = $1 AND revoked_at IS NULL RETURNING token_hash`,
       [grantId, now],
     );
     for (const { token_hash } of tokens) await this.accessByHash.invalidate(token_hash, tx);
@@ -297,14 +298,18 @@ export class OAuthRepository {
   /** The code, locked for this transaction, and marked used whatever happens next (a code is presented once). */
   async claimCode(codeHash: string, now: Date, tx: Tx): Promise<CodeRow | null> {
     const rows = await tx.manager.query<CodeRow[]>(
-      `SELECT id, grant_id, organization_id, client_id, redirect_uri, code_challenge, scope, resource, expires_at,
+      `${tenancyExempt('sign-in-lookup')} SELECT id, grant_id, organization_id, client_id, redirect_uri, code_challenge, scope, resource, expires_at,
          used_at
        FROM oauth_codes WHERE code_hash = $1 FOR UPDATE`,
       [codeHash],
     );
     const code = rows[0];
     if (!code) return null;
-    if (!code.used_at) await tx.manager.query(`UPDATE oauth_codes SET used_at = $2 WHERE id = $1`, [code.id, now]);
+    if (!code.used_at)
+      await tx.manager.query(`${tenancyExempt('sign-in-lookup')} UPDATE oauth_codes SET used_at = $2 WHERE id = $1`, [
+        code.id,
+        now,
+      ]);
     return code;
   }
 
@@ -334,7 +339,7 @@ export class OAuthRepository {
   findAccessToken(tokenHash: string): Promise<AccessTokenRow | null> {
     return this.accessByHash.getOrLoad(tokenHash, async () => {
       const rows = await this.dataSource.query<AccessTokenRow[]>(
-        `SELECT ${ACCESS_COLUMNS} FROM oauth_access_tokens WHERE token_hash = $1`,
+        `${tenancyExempt('sign-in-lookup')} SELECT ${ACCESS_COLUMNS} FROM oauth_access_tokens WHERE token_hash = $1`,
         [tokenHash],
       );
       return rows[0] ?? null;
@@ -343,7 +348,7 @@ export class OAuthRepository {
 
   async revokeAccessToken(tokenHash: string, now: Date): Promise<void> {
     await this.dataSource.query(
-      `UPDATE oauth_access_tokens SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL`,
+      `${tenancyExempt('sign-in-lookup')} UPDATE oauth_access_tokens SET revoked_at = $2 WHERE token_hash = $1 AND revoked_at IS NULL`,
       [tokenHash, now],
     );
     await this.accessByHash.invalidate(tokenHash);
@@ -378,7 +383,7 @@ export class OAuthRepository {
   /** The refresh token locked for this transaction, so that of parallel refreshes exactly one rotates it. */
   async lockRefreshToken(tokenHash: string, tx: Tx): Promise<RefreshTokenRow | null> {
     const rows = await tx.manager.query<RefreshTokenRow[]>(
-      `SELECT ${REFRESH_COLUMNS} FROM oauth_refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
+      `${tenancyExempt('sign-in-lookup')} SELECT ${REFRESH_COLUMNS} FROM oauth_refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
       [tokenHash],
     );
     return rows[0] ?? null;
@@ -386,13 +391,16 @@ export class OAuthRepository {
 
   async findRefreshToken(tokenHash: string): Promise<RefreshTokenRow | null> {
     const rows = await this.dataSource.query<RefreshTokenRow[]>(
-      `SELECT ${REFRESH_COLUMNS} FROM oauth_refresh_tokens WHERE token_hash = $1`,
+      `${tenancyExempt('sign-in-lookup')} SELECT ${REFRESH_COLUMNS} FROM oauth_refresh_tokens WHERE token_hash = $1`,
       [tokenHash],
     );
     return rows[0] ?? null;
   }
 
   async markRotated(id: string, now: Date, tx: Tx): Promise<void> {
-    await tx.manager.query(`UPDATE oauth_refresh_tokens SET rotated_at = $2 WHERE id = $1`, [id, now]);
+    await tx.manager.query(
+      `${tenancyExempt('sign-in-lookup')} UPDATE oauth_refresh_tokens SET rotated_at = $2 WHERE id = $1`,
+      [id, now],
+    );
   }
 }

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { ConsentKind, ExportStatus } from './dto/privacy.dto';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface ConsentRow {
   kind: ConsentKind;
@@ -118,7 +119,7 @@ export class PrivacyRepository {
 
   async organizationNamesOf(userId: string): Promise<string[]> {
     const rows = await this.m().query<{ name: string }[]>(
-      `SELECT o.name FROM memberships m JOIN organizations o ON o.id = m.organization_id
+      `${tenancyExempt('person-across-organizations')} SELECT o.name FROM memberships m JOIN organizations o ON o.id = m.organization_id
        WHERE m.user_id = $1 ORDER BY m.joined_at, o.id`,
       [userId],
     );
@@ -128,7 +129,7 @@ export class PrivacyRepository {
   /** Organizations where the person is the only owner, with how many other members each has. */
   soleOwnerships(userId: string, tx?: Tx): Promise<{ organization_id: string; others: number }[]> {
     return this.m(tx).query(
-      `SELECT m.organization_id,
+      `${tenancyExempt('person-across-organizations')} SELECT m.organization_id,
               (SELECT count(*)::int FROM memberships x WHERE x.organization_id = m.organization_id AND x.user_id <> $1) AS others
        FROM memberships m
        WHERE m.user_id = $1 AND m.role = 'owner'
@@ -142,7 +143,7 @@ export class PrivacyRepository {
   /** The longest-standing admin, else teacher, else student of the organization other than `userId`. */
   async successor(organizationId: string, userId: string, tx: Tx): Promise<{ user_id: string; role: string } | null> {
     const rows = await tx.manager.query<{ user_id: string; role: string }[]>(
-      `SELECT user_id, role FROM memberships WHERE organization_id = $1 AND user_id <> $2
+      `SELECT user_id, role FROM memberships WHERE ${orgEq(1)} AND user_id <> $2
        ORDER BY CASE role WHEN 'admin' THEN 1 WHEN 'teacher' THEN 2 WHEN 'student' THEN 3 ELSE 4 END, joined_at, user_id
        LIMIT 1`,
       [organizationId, userId],
@@ -456,7 +457,7 @@ export class PrivacyRepository {
 
   async attestation(organizationId: string, userId: string): Promise<AttestationRow | null> {
     const rows = await this.m().query<AttestationRow[]>(
-      `SELECT organization_id, user_id, attested_at FROM guardian_attestations WHERE organization_id = $1 AND user_id = $2`,
+      `SELECT organization_id, user_id, attested_at FROM guardian_attestations WHERE ${orgEq(1)} AND user_id = $2`,
       [organizationId, userId],
     );
     return rows[0] ?? null;
@@ -465,7 +466,7 @@ export class PrivacyRepository {
   /** Attestations of organizations the person still belongs to (a left organization's attestation counts nowhere). */
   async liveAttestations(userId: string): Promise<AttestationRow[]> {
     return this.m().query<AttestationRow[]>(
-      `SELECT a.organization_id, a.user_id, a.attested_at FROM guardian_attestations a
+      `${tenancyExempt('person-across-organizations')} SELECT a.organization_id, a.user_id, a.attested_at FROM guardian_attestations a
        JOIN memberships m ON m.organization_id = a.organization_id AND m.user_id = a.user_id
        WHERE a.user_id = $1 ORDER BY a.attested_at DESC`,
       [userId],
@@ -486,15 +487,21 @@ export class PrivacyRepository {
 
   async deleteAttestation(organizationId: string, userId: string, tx: Tx): Promise<boolean> {
     const [, count] = await tx.manager.query<[unknown[], number]>(
-      `DELETE FROM guardian_attestations WHERE organization_id = $1 AND user_id = $2`,
+      `DELETE FROM guardian_attestations WHERE ${orgEq(1)} AND user_id = $2`,
       [organizationId, userId],
     );
     return count === 1;
   }
 
   async eraseAttestations(userId: string, tx: Tx): Promise<void> {
-    await tx.manager.query(`DELETE FROM guardian_attestations WHERE user_id = $1`, [userId]);
-    await tx.manager.query(`UPDATE guardian_attestations SET attested_by = NULL WHERE attested_by = $1`, [userId]);
+    await tx.manager.query(
+      `${tenancyExempt('person-across-organizations')} DELETE FROM guardian_attestations WHERE user_id = $1`,
+      [userId],
+    );
+    await tx.manager.query(
+      `${tenancyExempt('person-across-organizations')} UPDATE guardian_attestations SET attested_by = NULL WHERE attested_by = $1`,
+      [userId],
+    );
   }
 
   /** Consent by the guardian's email (anywhere), or by an attestation of `organizationId` (any of a member's, when null). */
@@ -503,7 +510,7 @@ export class PrivacyRepository {
       `SELECT EXISTS (SELECT 1 FROM guardian_consents WHERE user_id = $1 AND status = 'granted')
            OR EXISTS (SELECT 1 FROM guardian_attestations a
                       JOIN memberships m ON m.organization_id = a.organization_id AND m.user_id = a.user_id
-                      WHERE a.user_id = $1 AND ($2::uuid IS NULL OR a.organization_id = $2::uuid)) AS ok`,
+                      WHERE a.user_id = $1 AND ($2::uuid IS NULL OR ${orgEq(2, 'a')}::uuid)) AS ok`,
       [userId, organizationId],
     );
     return ok;

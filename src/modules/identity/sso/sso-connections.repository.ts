@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface SsoConnectionRow {
   id: string;
@@ -33,21 +34,20 @@ export class SsoConnectionsRepository {
   ): Promise<{ rows: SsoConnectionRow[]; total: number }> {
     const [rows, count] = await Promise.all([
       this.dataSource.query<SsoConnectionRow[]>(
-        `SELECT ${COLUMNS} FROM sso_connections WHERE organization_id = $1
+        `SELECT ${COLUMNS} FROM sso_connections WHERE ${orgEq(1)}
          ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
         [organizationId, limit, offset],
       ),
-      this.dataSource.query<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM sso_connections WHERE organization_id = $1`,
-        [organizationId],
-      ),
+      this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM sso_connections WHERE ${orgEq(1)}`, [
+        organizationId,
+      ]),
     ]);
     return { rows, total: count[0]?.n ?? 0 };
   }
 
   async find(organizationId: string, id: string, tx?: Tx): Promise<SsoConnectionRow | null> {
     const rows = await db(this.dataSource, tx).query<SsoConnectionRow[]>(
-      `SELECT ${COLUMNS} FROM sso_connections WHERE organization_id = $1 AND id = $2`,
+      `SELECT ${COLUMNS} FROM sso_connections WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -63,7 +63,7 @@ export class SsoConnectionsRepository {
     const rows = await this.dataSource.query<
       (SsoConnectionRow & { organization_status: string; organization_name: string })[]
     >(
-      `SELECT ${COLUMNS.split(', ')
+      `${tenancyExempt('sign-in-lookup')} SELECT ${COLUMNS.split(', ')
         .map((c) => `c.${c}`)
         .join(', ')}, o.status AS organization_status, o.name AS organization_name
        FROM sso_connections c JOIN organizations o ON o.id = c.organization_id WHERE c.id = $1`,
@@ -75,7 +75,7 @@ export class SsoConnectionsRepository {
   /** The organization's oldest enabled connection: the one offered at sign-in. */
   async firstEnabled(organizationId: string): Promise<SsoConnectionRow | null> {
     const rows = await this.dataSource.query<SsoConnectionRow[]>(
-      `SELECT ${COLUMNS} FROM sso_connections WHERE organization_id = $1 AND enabled
+      `SELECT ${COLUMNS} FROM sso_connections WHERE ${orgEq(1)} AND enabled
        ORDER BY created_at, id LIMIT 1`,
       [organizationId],
     );
@@ -123,7 +123,7 @@ export class SsoConnectionsRepository {
     }
     const [rows] = await db(this.dataSource, tx).query<[SsoConnectionRow[], number]>(
       `UPDATE sso_connections SET ${[...sets, 'updated_at = $3'].join(', ')}
-       WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+       WHERE ${orgEq(1)} AND id = $2 RETURNING ${COLUMNS}`,
       params,
     );
     return rows[0] ?? null;
@@ -131,7 +131,7 @@ export class SsoConnectionsRepository {
 
   async delete(organizationId: string, id: string, tx?: Tx): Promise<SsoConnectionRow | null> {
     const [rows] = await db(this.dataSource, tx).query<[SsoConnectionRow[], number]>(
-      `DELETE FROM sso_connections WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+      `DELETE FROM sso_connections WHERE ${orgEq(1)} AND id = $2 RETURNING ${COLUMNS}`,
       [organizationId, id],
     );
     return rows[0] ?? null;

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface SsoDomainRow {
   id: string;
@@ -24,7 +25,7 @@ export class SsoDomainsRepository {
   /** The verification of this domain, if an organization holds one (at most one can). */
   async findVerified(domain: string): Promise<SsoDomainRow | null> {
     const rows = await this.dataSource.query<SsoDomainRow[]>(
-      `SELECT ${COLUMNS} FROM sso_domains WHERE domain = $1 AND status = 'verified'`,
+      `${tenancyExempt('sign-in-lookup')} SELECT ${COLUMNS} FROM sso_domains WHERE domain = $1 AND status = 'verified'`,
       [domain],
     );
     return rows[0] ?? null;
@@ -33,10 +34,10 @@ export class SsoDomainsRepository {
   async list(organizationId: string, limit: number, offset: number): Promise<{ rows: SsoDomainRow[]; total: number }> {
     const [rows, count] = await Promise.all([
       this.dataSource.query<SsoDomainRow[]>(
-        `SELECT ${COLUMNS} FROM sso_domains WHERE organization_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+        `SELECT ${COLUMNS} FROM sso_domains WHERE ${orgEq(1)} ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
         [organizationId, limit, offset],
       ),
-      this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM sso_domains WHERE organization_id = $1`, [
+      this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM sso_domains WHERE ${orgEq(1)}`, [
         organizationId,
       ]),
     ]);
@@ -45,7 +46,7 @@ export class SsoDomainsRepository {
 
   async find(organizationId: string, id: string, tx?: Tx): Promise<SsoDomainRow | null> {
     const rows = await db(this.dataSource, tx).query<SsoDomainRow[]>(
-      `SELECT ${COLUMNS} FROM sso_domains WHERE organization_id = $1 AND id = $2`,
+      `SELECT ${COLUMNS} FROM sso_domains WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -53,7 +54,7 @@ export class SsoDomainsRepository {
 
   async findByDomain(organizationId: string, domain: string): Promise<SsoDomainRow | null> {
     const rows = await this.dataSource.query<SsoDomainRow[]>(
-      `SELECT ${COLUMNS} FROM sso_domains WHERE organization_id = $1 AND domain = $2`,
+      `SELECT ${COLUMNS} FROM sso_domains WHERE ${orgEq(1)} AND domain = $2`,
       [organizationId, domain],
     );
     return rows[0] ?? null;
@@ -71,7 +72,7 @@ export class SsoDomainsRepository {
   async markVerified(organizationId: string, id: string, now: Date, tx?: Tx): Promise<SsoDomainRow | null> {
     const [rows] = await db(this.dataSource, tx).query<[SsoDomainRow[], number]>(
       `UPDATE sso_domains SET status = 'verified', verified_at = $3
-       WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+       WHERE ${orgEq(1)} AND id = $2 RETURNING ${COLUMNS}`,
       [organizationId, id, now],
     );
     return rows[0] ?? null;
@@ -79,7 +80,7 @@ export class SsoDomainsRepository {
 
   async setEnforced(organizationId: string, id: string, enforced: boolean, tx?: Tx): Promise<SsoDomainRow | null> {
     const [rows] = await db(this.dataSource, tx).query<[SsoDomainRow[], number]>(
-      `UPDATE sso_domains SET enforced = $3 WHERE organization_id = $1 AND id = $2 AND status = 'verified'
+      `UPDATE sso_domains SET enforced = $3 WHERE ${orgEq(1)} AND id = $2 AND status = 'verified'
        RETURNING ${COLUMNS}`,
       [organizationId, id, enforced],
     );
@@ -88,7 +89,7 @@ export class SsoDomainsRepository {
 
   async delete(organizationId: string, id: string, tx?: Tx): Promise<boolean> {
     const [, count] = await db(this.dataSource, tx).query<[unknown[], number]>(
-      `DELETE FROM sso_domains WHERE organization_id = $1 AND id = $2`,
+      `DELETE FROM sso_domains WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, id],
     );
     return count === 1;

@@ -4,6 +4,7 @@ import type { OrgRole } from '@/core/auth/tenancy';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import { visibleTo } from '@/modules/learning/courses/catalog-sql';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface PlatformKeyRow {
   kid: string;
@@ -278,7 +279,7 @@ export class LtiRepository {
       [organizationId, toolId, now],
     );
     const rows: DeploymentRow[] = await manager.query(
-      `SELECT * FROM lti_deployments WHERE organization_id = $1 AND tool_id = $2`,
+      `SELECT * FROM lti_deployments WHERE ${orgEq(1)} AND tool_id = $2`,
       [organizationId, toolId],
     );
     return rows[0];
@@ -286,7 +287,7 @@ export class LtiRepository {
 
   async deploymentById(deploymentId: string): Promise<DeploymentRow | null> {
     const rows: DeploymentRow[] = await this.dataSource.query(
-      `SELECT * FROM lti_deployments WHERE deployment_id::text = $1`,
+      `${tenancyExempt('sign-in-lookup')} SELECT * FROM lti_deployments WHERE deployment_id::text = $1`,
       [deploymentId],
     );
     return rows[0] ?? null;
@@ -302,7 +303,7 @@ export class LtiRepository {
     const rows = updated<DeploymentRow>(
       await tx.manager.query(
         `UPDATE lti_deployments SET enabled = $3, send_name = $4, send_email = $5, updated_at = $6
-         WHERE organization_id = $1 AND tool_id = $2 RETURNING *`,
+         WHERE ${orgEq(1)} AND tool_id = $2 RETURNING *`,
         [organizationId, toolId, values.enabled, values.send_name, values.send_email, now],
       ),
     );
@@ -320,7 +321,7 @@ export class LtiRepository {
        FROM lti_lesson_links l
        JOIN lti_tools t ON t.id = l.tool_id AND t.deleted_at IS NULL
        JOIN courses c ON c.id = l.course_id
-       WHERE ${visibleTo('c', '$1')} AND ($2::uuid IS NULL OR t.id = $2)
+       WHERE ${visibleTo('c', 1)} AND ($2::uuid IS NULL OR t.id = $2)
        GROUP BY t.id, t.name ORDER BY t.name, t.id`,
       [organizationId, toolId ?? null],
     );
@@ -360,10 +361,10 @@ export class LtiRepository {
   /** Deployments of these tools in the organization (absent: not created yet, so enabled by default). */
   async deploymentsOf(organizationId: string, toolIds: readonly string[]): Promise<DeploymentRow[]> {
     if (toolIds.length === 0) return [];
-    return this.dataSource.query(
-      `SELECT * FROM lti_deployments WHERE organization_id = $1 AND tool_id = ANY($2::uuid[])`,
-      [organizationId, toolIds],
-    );
+    return this.dataSource.query(`SELECT * FROM lti_deployments WHERE ${orgEq(1)} AND tool_id = ANY($2::uuid[])`, [
+      organizationId,
+      toolIds,
+    ]);
   }
 
   /**
@@ -379,7 +380,7 @@ export class LtiRepository {
     const rows: LaunchStart[] = await this.dataSource.query(
       `SELECT l.tool_id, l.url AS link_url,
               EXISTS (SELECT 1 FROM enrollments e
-                      WHERE e.organization_id = $1 AND e.user_id = $4 AND e.course_id = c.id) AS enrolled,
+                      WHERE ${orgEq(1, 'e')} AND e.user_id = $4 AND e.course_id = c.id) AS enrolled,
               coalesce(u.age_bracket = 'under_18', false) AS minor,
               CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('id', t.id, 'enabled', t.enabled,
                 'client_id', t.client_id, 'initiate_login_url', t.initiate_login_url,
@@ -391,8 +392,8 @@ export class LtiRepository {
        JOIN lti_lesson_links l ON l.lesson_id = ls.id
        LEFT JOIN lti_tools t ON t.id = l.tool_id AND t.deleted_at IS NULL
        LEFT JOIN users u ON u.id = $4
-       LEFT JOIN lti_deployments d ON d.organization_id = $1 AND d.tool_id = l.tool_id
-       WHERE ls.id = $3 AND c.id = $2 AND ${visibleTo('c', '$1')}`,
+       LEFT JOIN lti_deployments d ON ${orgEq(1, 'd')} AND d.tool_id = l.tool_id
+       WHERE ls.id = $3 AND c.id = $2 AND ${visibleTo('c', 1)}`,
       [organizationId, courseId, lessonId, userId],
     );
     return rows[0] ?? null;
@@ -422,12 +423,12 @@ export class LtiRepository {
        JOIN courses c ON c.id = ls.course_id
        JOIN lti_lesson_links l ON l.lesson_id = ls.id
        JOIN organizations o ON o.id = $1
-       LEFT JOIN memberships m ON m.organization_id = $1 AND m.user_id = $4
+       LEFT JOIN memberships m ON ${orgEq(1, 'm')} AND m.user_id = $4
        LEFT JOIN users u ON u.id = m.user_id
-       LEFT JOIN lti_deployments d ON d.organization_id = $1 AND d.tool_id = $5
-       LEFT JOIN lti_contexts x ON x.organization_id = $1 AND x.course_id = c.id
+       LEFT JOIN lti_deployments d ON ${orgEq(1, 'd')} AND d.tool_id = $5
+       LEFT JOIN lti_contexts x ON ${orgEq(1, 'x')} AND x.course_id = c.id
        LEFT JOIN lti_line_items li ON li.context_id = x.id AND li.lesson_id = ls.id
-       WHERE ls.id = $3 AND c.id = $2 AND ${visibleTo('c', '$1')}`,
+       WHERE ls.id = $3 AND c.id = $2 AND ${visibleTo('c', 1)}`,
       [organizationId, courseId, lessonId, userId, toolId],
     );
     return rows[0] ?? null;
@@ -455,7 +456,7 @@ export class LtiRepository {
   async person(organizationId: string, userId: string): Promise<PersonRow | null> {
     const rows: PersonRow[] = await this.dataSource.query(
       `SELECT u.id, u.email, u.name, u.locale, (u.age_bracket = 'under_18') AS minor, m.role
-       FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.organization_id = $1 AND m.user_id = $2`,
+       FROM memberships m JOIN users u ON u.id = m.user_id WHERE ${orgEq(1, 'm')} AND m.user_id = $2`,
       [organizationId, userId],
     );
     return rows[0] ?? null;
@@ -479,7 +480,7 @@ export class LtiRepository {
       [organizationId, courseId],
     );
     const rows: { id: string }[] = await manager.query(
-      `SELECT id FROM lti_contexts WHERE organization_id = $1 AND course_id = $2`,
+      `SELECT id FROM lti_contexts WHERE ${orgEq(1)} AND course_id = $2`,
       [organizationId, courseId],
     );
     return rows[0].id;
@@ -541,7 +542,7 @@ export class LtiRepository {
   /** Launches in the organization since `since` (its statistics). */
   async countLaunches(organizationId: string, since: Date | null): Promise<number> {
     const rows: { n: number }[] = await this.dataSource.query(
-      `SELECT count(*)::int AS n FROM lti_launches WHERE organization_id = $1 AND ($2::timestamptz IS NULL OR at >= $2)`,
+      `SELECT count(*)::int AS n FROM lti_launches WHERE ${orgEq(1)} AND ($2::timestamptz IS NULL OR at >= $2)`,
       [organizationId, since],
     );
     return rows[0].n;
@@ -576,7 +577,7 @@ export class LtiRepository {
       ],
     );
     const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM lti_line_items WHERE context_id = $1 AND lesson_id = $2`,
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT id FROM lti_line_items WHERE context_id = $1 AND lesson_id = $2`,
       [item.contextId, item.lessonId],
     );
     return rows[0].id;
@@ -600,7 +601,7 @@ export class LtiRepository {
     filter: { resourceLinkId?: string; resourceId?: string; tag?: string; limit: number; offset: number },
   ): Promise<LineItemRow[]> {
     return this.dataSource.query(
-      `SELECT * FROM lti_line_items WHERE context_id = $1 AND tool_id = $2
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT * FROM lti_line_items WHERE context_id = $1 AND tool_id = $2
          AND ($3::text IS NULL OR resource_link_id = $3) AND ($4::text IS NULL OR resource_id = $4)
          AND ($5::text IS NULL OR tag = $5)
        ORDER BY created_at, id LIMIT $6 OFFSET $7`,
@@ -618,7 +619,7 @@ export class LtiRepository {
 
   async lineItem(contextId: string, toolId: string, id: string): Promise<LineItemRow | null> {
     const rows: LineItemRow[] = await this.dataSource.query(
-      `SELECT * FROM lti_line_items WHERE context_id = $1 AND tool_id = $2 AND id::text = $3`,
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT * FROM lti_line_items WHERE context_id = $1 AND tool_id = $2 AND id::text = $3`,
       [contextId, toolId, id],
     );
     return rows[0] ?? null;
@@ -651,7 +652,7 @@ export class LtiRepository {
   async updateLineItem(id: string, values: LineItemValues): Promise<LineItemRow> {
     const rows = updated<LineItemRow>(
       await this.dataSource.query(
-        `UPDATE lti_line_items SET resource_link_id = $2, label = $3, score_maximum = $4, resource_id = $5, tag = $6,
+        `${tenancyExempt('by-key-after-scoped-read')} UPDATE lti_line_items SET resource_link_id = $2, label = $3, score_maximum = $4, resource_id = $5, tag = $6,
          start_date_time = $7, end_date_time = $8 WHERE id = $1 RETURNING *`,
         [
           id,
@@ -669,7 +670,10 @@ export class LtiRepository {
   }
 
   async deleteLineItem(id: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM lti_line_items WHERE id = $1`, [id]);
+    await this.dataSource.query(
+      `${tenancyExempt('by-key-after-scoped-read')} DELETE FROM lti_line_items WHERE id = $1`,
+      [id],
+    );
   }
 
   /**
@@ -719,7 +723,7 @@ export class LtiRepository {
     filter: { userId?: string; limit: number; offset: number },
   ): Promise<{ user_id: string; score_given: string | null; score_maximum: string | null; comment: string | null }[]> {
     return this.dataSource.query(
-      `SELECT user_id, score_given, score_maximum, comment FROM lti_results
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT user_id, score_given, score_maximum, comment FROM lti_results
        WHERE line_item_id = $1 AND ($2::uuid IS NULL OR user_id = $2) ORDER BY user_id LIMIT $3 OFFSET $4`,
       [lineItemId, filter.userId ?? null, filter.limit, filter.offset],
     );
@@ -742,7 +746,7 @@ export class LtiRepository {
        JOIN lti_line_items li ON li.id = r.line_item_id AND li.lesson_id IS NOT NULL
        JOIN lti_contexts x ON x.id = li.context_id AND x.organization_id = r.organization_id
        JOIN lessons ls ON ls.id = li.lesson_id AND ls.course_id = x.course_id
-       WHERE r.organization_id = $1 AND r.user_id = $2 AND x.course_id = ANY($3::uuid[])
+       WHERE ${orgEq(1, 'r')} AND r.user_id = $2 AND x.course_id = ANY($3::uuid[])
          AND r.score_given IS NOT NULL AND r.score_maximum > 0
        ORDER BY x.course_id, ls.position, ls.id`,
       [organizationId, userId, courseIds],
@@ -832,9 +836,9 @@ export class LtiRepository {
       `SELECT u.id, u.email, u.name, (u.age_bracket = 'under_18') AS minor, m.role,
               (m.suspended_at IS NOT NULL) AS suspended
        FROM memberships m JOIN users u ON u.id = m.user_id
-       WHERE m.organization_id = $1
+       WHERE ${orgEq(1, 'm')}
          AND (m.role <> 'student' OR EXISTS (SELECT 1 FROM enrollments e
-               WHERE e.organization_id = $1 AND e.user_id = m.user_id AND e.course_id = $2))
+               WHERE ${orgEq(1, 'e')} AND e.user_id = m.user_id AND e.course_id = $2))
          AND ($3::text[] IS NULL OR m.role = ANY($3::text[]))
          AND ($4::uuid IS NULL OR m.user_id > $4)
        ORDER BY m.user_id LIMIT $5`,
@@ -894,7 +898,10 @@ export class LtiRepository {
         await this.dataSource.query(`WITH d AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM d`, [param]),
       )[0].n;
     return {
-      launches: await count(`DELETE FROM lti_launches WHERE at < $1`, launchesBefore),
+      launches: await count(
+        `${tenancyExempt('cross-organization-job')} DELETE FROM lti_launches WHERE at < $1`,
+        launchesBefore,
+      ),
       nonces: await count(`DELETE FROM lti_used_nonces WHERE expires_at < $1`, now),
       tokens: await count(`DELETE FROM lti_access_tokens WHERE expires_at < $1`, now),
     };

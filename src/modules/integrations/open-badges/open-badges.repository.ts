@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface AchievementRow {
   id: string;
@@ -30,7 +31,7 @@ export class OpenBadgesRepository {
    */
   async achievement(id: string): Promise<AchievementRow | null> {
     const rows = await this.dataSource.query<AchievementRow[]>(
-      `SELECT id, 'course' AS kind, title, summary AS description, language FROM courses c
+      `${tenancyExempt('public-by-key')} SELECT id, 'course' AS kind, title, summary AS description, language FROM courses c
        WHERE id = $1 AND EXISTS (SELECT 1 FROM issued_certificates i WHERE i.course_id = c.id AND i.status <> 'revoked')
        UNION ALL
        SELECT id, 'program' AS kind, title, description_md AS description, NULL AS language FROM learning_paths p
@@ -43,7 +44,7 @@ export class OpenBadgesRepository {
   /** Whether the organization issued at least one credential that is not revoked (its public issuer profile). */
   async hasIssuedCredential(organizationId: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM issued_certificates WHERE organization_id = $1 AND status <> 'revoked' LIMIT 1`,
+      `SELECT 1 FROM issued_certificates WHERE ${orgEq(1)} AND status <> 'revoked' LIMIT 1`,
       [organizationId],
     );
     return rows.length > 0;
@@ -63,7 +64,7 @@ export class OpenBadgesRepository {
 
   async certificateStatus(id: string): Promise<CertificateStatusRow | null> {
     const rows = await this.dataSource.query<CertificateStatusRow[]>(
-      `SELECT c.id, c.status, r.code AS replaced_by_code
+      `${tenancyExempt('public-by-key')} SELECT c.id, c.status, r.code AS replaced_by_code
        FROM issued_certificates c LEFT JOIN issued_certificates r ON r.id = c.replaced_by_id
        WHERE c.id = $1`,
       [id],

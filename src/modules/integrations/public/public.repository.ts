@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { catalogConditions } from '@/modules/learning/courses/catalog-sql';
 import type { RequestKind, RequestStatus } from './dto/public.dto';
+import { tenancyExempt } from '@/core/database/tenancy';
 
 export interface PublicCardRow {
   id: string;
@@ -42,7 +43,7 @@ const PUBLIC = `c.status = 'published' AND c.visibility = 'public'`;
 const CARD = `c.id, c.slug, c.title, c.summary, c.language, c.level, c.tags, c.estimated_minutes, c.issues_certificate,
   c.published_at, (SELECT count(*)::int FROM lessons l WHERE l.course_id = c.id) AS lessons_count,
   r.rating_average, r.rating_count`;
-const RATING = `LEFT JOIN LATERAL (SELECT round(avg(cr.stars)::numeric, 1)::float8 AS rating_average,
+const RATING = `${tenancyExempt('platform-catalog')} LEFT JOIN LATERAL (SELECT round(avg(cr.stars)::numeric, 1)::float8 AS rating_average,
     count(*)::int AS rating_count FROM course_ratings cr WHERE cr.course_id = c.id) r ON true`;
 const CONTACT = `id, kind, name, email, topic, organization_name, role, organization_size, country, message, locale,
   status, created_at, handled_at`;

@@ -4,6 +4,7 @@ import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { Locale } from '@/core/mail/mail-template';
 import type { WebhookData } from './webhook-events';
+import { orgAny, orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface EndpointRow {
   id: string;
@@ -81,7 +82,7 @@ export class WebhooksRepository {
 
   async count(organizationId: string, tx?: Tx): Promise<number> {
     const [row] = await db(this.dataSource, tx).query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE organization_id = $1`,
+      `SELECT count(*)::int AS n FROM webhook_endpoints WHERE ${orgEq(1)}`,
       [organizationId],
     );
     return row.n;
@@ -111,14 +112,14 @@ export class WebhooksRepository {
 
   async list(organizationId: string): Promise<EndpointRow[]> {
     return this.dataSource.query(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE organization_id = $1 ORDER BY created_at, id`,
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE ${orgEq(1)} ORDER BY created_at, id`,
       [organizationId],
     );
   }
 
   async find(organizationId: string, id: string, tx?: Tx, forUpdate = false): Promise<EndpointRow | null> {
     const rows = await db(this.dataSource, tx).query<EndpointRow[]>(
-      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE organization_id = $1 AND id = $2
+      `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE ${orgEq(1)} AND id = $2
        ${forUpdate ? 'FOR UPDATE' : ''}`,
       [organizationId, id],
     );
@@ -142,7 +143,7 @@ export class WebhooksRepository {
     await tx.manager.query(
       `UPDATE webhook_endpoints SET url = $3, description = $4, events = $5, enabled = $6, disabled_reason = $7,
          failing_since = $8, updated_at = $9
-       WHERE organization_id = $1 AND id = $2`,
+       WHERE ${orgEq(1)} AND id = $2`,
       [
         organizationId,
         id,
@@ -166,14 +167,14 @@ export class WebhooksRepository {
     await tx.manager.query(
       `UPDATE webhook_endpoints SET secret_sealed = $3, previous_secret_sealed = $4, previous_secret_expires_at = $5,
          secret_rotated_at = $6, updated_at = $6
-       WHERE organization_id = $1 AND id = $2`,
+       WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, id, r.secretSealed, r.previousSealed, r.previousExpiresAt, r.now],
     );
   }
 
   async delete(organizationId: string, id: string, tx: Tx): Promise<boolean> {
     const [, count] = await tx.manager.query<[unknown[], number]>(
-      `DELETE FROM webhook_endpoints WHERE organization_id = $1 AND id = $2`,
+      `DELETE FROM webhook_endpoints WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, id],
     );
     return count > 0;
@@ -186,7 +187,7 @@ export class WebhooksRepository {
   ): Promise<Pick<EndpointRow, 'id' | 'organization_id' | 'events'>[]> {
     if (organizationIds.length === 0) return [];
     return tx.manager.query(
-      `SELECT id, organization_id, events FROM webhook_endpoints WHERE organization_id = ANY($1) AND enabled`,
+      `SELECT id, organization_id, events FROM webhook_endpoints WHERE ${orgAny(1)} AND enabled`,
       [organizationIds],
     );
   }
@@ -221,7 +222,7 @@ export class WebhooksRepository {
 
   async findDelivery(organizationId: string, id: string, tx?: Tx): Promise<DeliveryRow | null> {
     const rows = await db(this.dataSource, tx).query<DeliveryRow[]>(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE organization_id = $1 AND id = $2`,
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -235,7 +236,7 @@ export class WebhooksRepository {
     const rows = await this.dataSource.query<{ d: DeliveryRow; e: EndpointRow }[]>(
       `SELECT to_jsonb(d) AS d, to_jsonb(e) AS e FROM webhook_deliveries d
        JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.organization_id = d.organization_id
-       WHERE d.organization_id = $1 AND d.id = $2`,
+       WHERE ${orgEq(1, 'd')} AND d.id = $2`,
       [organizationId, id],
     );
     if (!rows[0]) return null;
@@ -266,7 +267,7 @@ export class WebhooksRepository {
    */
   async recordSuccess(id: string, o: Omit<AttemptOutcome, 'status' | 'nextAttemptAt' | 'error'>): Promise<boolean> {
     const [, count] = await this.dataSource.query<[unknown[], number]>(
-      `UPDATE webhook_deliveries SET attempts = $2, last_attempt_at = $3, status = 'succeeded', next_attempt_at = NULL,
+      `${tenancyExempt('cross-organization-job')} UPDATE webhook_deliveries SET attempts = $2, last_attempt_at = $3, status = 'succeeded', next_attempt_at = NULL,
          last_status_code = $4, last_error = NULL, response_ms = $5
        WHERE id = $1 AND status = 'pending' AND attempts < $2`,
       [id, o.attempt, o.at, o.statusCode, o.ms],
@@ -277,7 +278,7 @@ export class WebhooksRepository {
   /** A success clears the endpoint's failure clock (only when it runs: no write, no row lock otherwise). */
   async clearFailing(endpointId: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`,
+      `${tenancyExempt('cross-organization-job')} UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 AND failing_since IS NOT NULL`,
       [endpointId],
     );
   }
@@ -285,7 +286,7 @@ export class WebhooksRepository {
   /** Locks a delivery for one attempt (null when gone). */
   async lockDelivery(organizationId: string, id: string, tx: Tx): Promise<DeliveryRow | null> {
     const rows = await tx.manager.query<DeliveryRow[]>(
-      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
+      `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE ${orgEq(1)} AND id = $2 FOR UPDATE`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -293,7 +294,7 @@ export class WebhooksRepository {
 
   async recordAttempt(id: string, o: AttemptOutcome, tx: Tx): Promise<void> {
     await tx.manager.query(
-      `UPDATE webhook_deliveries SET attempts = $2, last_attempt_at = $3, status = $4, next_attempt_at = $5,
+      `${tenancyExempt('cross-organization-job')} UPDATE webhook_deliveries SET attempts = $2, last_attempt_at = $3, status = $4, next_attempt_at = $5,
          last_status_code = $6, last_error = $7, response_ms = $8
        WHERE id = $1`,
       [id, o.attempt, o.at, o.status, o.nextAttemptAt, o.statusCode, o.error, o.ms],
@@ -303,7 +304,7 @@ export class WebhooksRepository {
   /** A delivery that will not be attempted (its endpoint was disabled). */
   async abandon(id: string, reason: string, tx: Tx): Promise<void> {
     await tx.manager.query(
-      `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = $2
+      `${tenancyExempt('cross-organization-job')} UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = $2
        WHERE id = $1 AND status = 'pending'`,
       [id, reason],
     );
@@ -313,8 +314,8 @@ export class WebhooksRepository {
   async markOutcome(endpointId: string, succeeded: boolean, at: Date, tx: Tx): Promise<Date | null> {
     const [rows] = await tx.manager.query<[{ failing_since: Date | null }[], number]>(
       succeeded
-        ? `UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 RETURNING failing_since`
-        : `UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $2) WHERE id = $1
+        ? `${tenancyExempt('cross-organization-job')} UPDATE webhook_endpoints SET failing_since = NULL WHERE id = $1 RETURNING failing_since`
+        : `${tenancyExempt('cross-organization-job')} UPDATE webhook_endpoints SET failing_since = COALESCE(failing_since, $2) WHERE id = $1
            RETURNING failing_since`,
       succeeded ? [endpointId] : [endpointId, at],
     );
@@ -324,7 +325,7 @@ export class WebhooksRepository {
   /** Disables an enabled endpoint; true when this call did. */
   async disable(endpointId: string, reason: 'failing' | 'gone', now: Date, tx: Tx): Promise<boolean> {
     const [, count] = await tx.manager.query<[unknown[], number]>(
-      `UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2, updated_at = $3 WHERE id = $1 AND enabled`,
+      `${tenancyExempt('cross-organization-job')} UPDATE webhook_endpoints SET enabled = false, disabled_reason = $2, updated_at = $3 WHERE id = $1 AND enabled`,
       [endpointId, reason, now],
     );
     return count > 0;
@@ -332,7 +333,7 @@ export class WebhooksRepository {
 
   async failingSince(before: Date): Promise<{ id: string; organization_id: string }[]> {
     return this.dataSource.query(
-      `SELECT id, organization_id FROM webhook_endpoints WHERE enabled AND failing_since <= $1 ORDER BY failing_since`,
+      `${tenancyExempt('cross-organization-job')} SELECT id, organization_id FROM webhook_endpoints WHERE enabled AND failing_since <= $1 ORDER BY failing_since`,
       [before],
     );
   }
@@ -342,7 +343,7 @@ export class WebhooksRepository {
     endpointId: string,
     filter: { status?: string; eventType?: string; limit: number; offset: number },
   ): Promise<{ rows: DeliveryRow[]; total: number }> {
-    const where = `organization_id = $1 AND endpoint_id = $2 AND ($3::text IS NULL OR status = $3)
+    const where = `${orgEq(1)} AND endpoint_id = $2 AND ($3::text IS NULL OR status = $3)
       AND ($4::text IS NULL OR event_type = $4)`;
     const params = [organizationId, endpointId, filter.status ?? null, filter.eventType ?? null];
     const [rows, [{ total }]] = await Promise.all([
@@ -361,7 +362,7 @@ export class WebhooksRepository {
 
   async pruneDeliveries(before: Date): Promise<number> {
     const [, count] = await this.dataSource.query<[unknown[], number]>(
-      `DELETE FROM webhook_deliveries WHERE created_at < $1`,
+      `${tenancyExempt('cross-organization-job')} DELETE FROM webhook_deliveries WHERE created_at < $1`,
       [before],
     );
     return count;
@@ -374,7 +375,7 @@ export class WebhooksRepository {
   async adminRecipients(organizationId: string, tx?: Tx): Promise<{ email: string; locale: Locale }[]> {
     return db(this.dataSource, tx).query(
       `SELECT u.email, u.locale FROM memberships m JOIN users u ON u.id = m.user_id
-       WHERE m.organization_id = $1 AND m.role IN ('owner', 'admin') ORDER BY m.role DESC, u.id`,
+       WHERE ${orgEq(1, 'm')} AND m.role IN ('owner', 'admin') ORDER BY m.role DESC, u.id`,
       [organizationId],
     );
   }

@@ -1,5 +1,6 @@
 import type { CertificateType } from './certificate-code';
 import type { CertificateStatus } from './certificate-export';
+import { orgEq } from '@/core/database/tenancy';
 
 /** What a list or an export of an organization's certificates keeps. Ids are lower-case UUIDs. */
 export interface CertificateFilter {
@@ -24,7 +25,7 @@ export function certificateWhere(
   filter: CertificateFilter,
 ): { sql: string; params: unknown[] } {
   const params: unknown[] = [organizationId];
-  const where = ['c.organization_id = $1'];
+  const where = [orgEq(1, 'c')];
   const add = (value: unknown, condition: (p: string) => string): void => {
     params.push(value);
     where.push(condition(`$${params.length}`));
@@ -41,7 +42,7 @@ export function certificateWhere(
     add(
       filter.cohortId,
       (p) =>
-        `c.user_id = ANY (ARRAY(SELECT m.user_id FROM cohort_members m WHERE m.cohort_id = ${p} AND m.organization_id = $1))`,
+        `c.user_id = ANY (ARRAY(SELECT m.user_id FROM cohort_members m WHERE m.cohort_id = ${p} AND ${orgEq(1, 'm')}))`,
     );
   }
   if (filter.teacherId) {
@@ -49,7 +50,7 @@ export function certificateWhere(
       filter.teacherId,
       (p) => `c.user_id = ANY (ARRAY(SELECT DISTINCT s.user_id FROM cohort_members t
         JOIN cohort_members s ON s.cohort_id = t.cohort_id AND s.organization_id = t.organization_id AND s.role = 'student'
-        WHERE t.organization_id = $1 AND t.user_id = ${p} AND t.role = 'teacher'))`,
+        WHERE ${orgEq(1, 't')} AND t.user_id = ${p} AND t.role = 'teacher'))`,
     );
   }
   return { sql: where.join(' AND '), params };

@@ -13,6 +13,7 @@ import type { CertificateStatus } from './certificate-export';
 import type { CertificateTemplate } from './certificate-template';
 import { PLATFORM_TEMPLATE_KEY } from './platform-template';
 import { type CertificateFilter, certificateWhere } from './certificate-query';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface IssuedCertificateRow {
   id: string;
@@ -103,7 +104,7 @@ export class CertificatesRepository {
   async insertIfAbsent(c: NewCertificate, tx: Tx): Promise<IssuedCertificateRow | null> {
     const cohort =
       c.cohortId === undefined
-        ? `(SELECT cm.cohort_id FROM cohort_members cm WHERE $8::uuid IS NULL AND cm.organization_id = $3
+        ? `(SELECT cm.cohort_id FROM cohort_members cm WHERE $8::uuid IS NULL AND ${orgEq(3, 'cm')}
              AND cm.user_id = $4 AND cm.role = 'student' ORDER BY cm.added_at, cm.cohort_id LIMIT 1)`
         : '$8::uuid';
     const rows = await tx.manager.query<IssuedCertificateRow[]>(
@@ -140,7 +141,7 @@ export class CertificatesRepository {
     const column = type === 'course' ? 'course_id' : 'path_id';
     const rows = await db(this.dataSource, tx).query<IssuedCertificateRow[]>(
       `SELECT ${CERTIFICATE_COLUMNS} FROM issued_certificates
-       WHERE organization_id = $1 AND user_id = $2 AND type = $3 AND ${column} = $4 AND status = 'active'`,
+       WHERE ${orgEq(1)} AND user_id = $2 AND type = $3 AND ${column} = $4 AND status = 'active'`,
       [organizationId, userId, type, subjectId],
     );
     return rows[0] ?? null;
@@ -150,7 +151,7 @@ export class CertificatesRepository {
   async latestForProgram(organizationId: string, userId: string, pathId: string): Promise<CertificateView | null> {
     const rows = await this.dataSource.query<CertificateView[]>(
       `SELECT ${VIEW_COLUMNS} FROM ${VIEW_FROM}
-       WHERE c.organization_id = $1 AND c.user_id = $2 AND c.path_id = $3
+       WHERE ${orgEq(1, 'c')} AND c.user_id = $2 AND c.path_id = $3
        ORDER BY c.issued_at DESC, c.id DESC LIMIT 1`,
       [organizationId, userId, pathId],
     );
@@ -171,7 +172,7 @@ export class CertificatesRepository {
   private readonly byCode = new TurnBatcher<string, VerificationRow>(async (codes) => {
     const rows = await this.pool.query<VerificationRow>(
       'certificates.find_by_codes',
-      `SELECT ${VIEW_COLUMNS},
+      `${tenancyExempt('public-by-key')} SELECT ${VIEW_COLUMNS},
           (SELECT s.value FROM platform_settings s WHERE s.key = '${PLATFORM_TEMPLATE_KEY}') AS platform_template
         FROM ${VIEW_FROM} WHERE c.code = ANY ($1::text[])`,
       [codes],
@@ -181,7 +182,7 @@ export class CertificatesRepository {
 
   async findInOrganization(organizationId: string, id: string, tx?: Tx): Promise<CertificateView | null> {
     const rows = await db(this.dataSource, tx).query<CertificateView[]>(
-      `SELECT ${VIEW_COLUMNS} FROM ${VIEW_FROM} WHERE c.organization_id = $1 AND c.id = $2`,
+      `SELECT ${VIEW_COLUMNS} FROM ${VIEW_FROM} WHERE ${orgEq(1, 'c')} AND c.id = $2`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -190,7 +191,7 @@ export class CertificatesRepository {
   /** The certificate, locked until the transaction ends (revoke and reissue are read-modify-write). */
   async lockInOrganization(organizationId: string, id: string, tx: Tx): Promise<IssuedCertificateRow | null> {
     const rows = await tx.manager.query<IssuedCertificateRow[]>(
-      `SELECT ${CERTIFICATE_COLUMNS} FROM issued_certificates WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
+      `SELECT ${CERTIFICATE_COLUMNS} FROM issued_certificates WHERE ${orgEq(1)} AND id = $2 FOR UPDATE`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -199,7 +200,7 @@ export class CertificatesRepository {
   async markRevoked(organizationId: string, id: string, reason: string, now: Date, tx: Tx): Promise<void> {
     await tx.manager.query(
       `UPDATE issued_certificates SET status = 'revoked', revoked_at = $3, revoke_reason = $4
-       WHERE organization_id = $1 AND id = $2`,
+       WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, id, now, reason],
     );
   }
@@ -207,16 +208,17 @@ export class CertificatesRepository {
   /** Step one of a reissue: the old certificate stops being active, so the new one may be. */
   async markReplaced(organizationId: string, id: string, now: Date, tx: Tx): Promise<void> {
     await tx.manager.query(
-      `UPDATE issued_certificates SET status = 'replaced', revoked_at = $3 WHERE organization_id = $1 AND id = $2`,
+      `UPDATE issued_certificates SET status = 'replaced', revoked_at = $3 WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, id, now],
     );
   }
 
   async linkReplacement(organizationId: string, id: string, replacementId: string, tx: Tx): Promise<void> {
-    await tx.manager.query(
-      `UPDATE issued_certificates SET replaced_by_id = $3 WHERE organization_id = $1 AND id = $2`,
-      [organizationId, id, replacementId],
-    );
+    await tx.manager.query(`UPDATE issued_certificates SET replaced_by_id = $3 WHERE ${orgEq(1)} AND id = $2`, [
+      organizationId,
+      id,
+      replacementId,
+    ]);
   }
 
   /**
@@ -254,7 +256,7 @@ export class CertificatesRepository {
     if (!filter.courseId && !filter.pathId && !filter.cohortId && !filter.teacherId) {
       const rows = await this.dataSource.query<{ total: number }[]>(
         `SELECT coalesce(sum(n), 0)::int AS total FROM issued_certificate_counts
-         WHERE organization_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)`,
+         WHERE ${orgEq(1)} AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)`,
         [organizationId, filter.status ?? null, filter.type ?? null],
       );
       return rows[0]?.total ?? 0;
@@ -270,7 +272,7 @@ export class CertificatesRepository {
   listOfHolder(userId: string, organizationId: string | null): Promise<CertificateView[]> {
     return this.dataSource.query<CertificateView[]>(
       `SELECT ${VIEW_COLUMNS} FROM ${VIEW_FROM}
-       WHERE c.user_id = $1 AND ($2::uuid IS NULL OR c.organization_id = $2)
+       WHERE c.user_id = $1 AND ($2::uuid IS NULL OR ${orgEq(2, 'c')})
        ORDER BY c.issued_at DESC, c.id DESC`,
       [userId, organizationId],
     );
@@ -280,7 +282,7 @@ export class CertificatesRepository {
   async findOfHolder(userId: string, id: string, organizationId: string | null): Promise<CertificateView | null> {
     const rows = await this.dataSource.query<CertificateView[]>(
       `SELECT ${VIEW_COLUMNS} FROM ${VIEW_FROM}
-       WHERE c.id = $2 AND c.user_id = $1 AND ($3::uuid IS NULL OR c.organization_id = $3)`,
+       WHERE c.id = $2 AND c.user_id = $1 AND ($3::uuid IS NULL OR ${orgEq(3, 'c')})`,
       [userId, id, organizationId],
     );
     return rows[0] ?? null;

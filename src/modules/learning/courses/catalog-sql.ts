@@ -1,3 +1,5 @@
+import { orgEq } from '@/core/database/tenancy';
+
 /**
  * The catalog rules written once as SQL, so the catalog list, the course pages and search can never disagree about
  * what an organization sees or what a query matches.
@@ -5,11 +7,13 @@
 
 /**
  * A course is visible to an organization when it is published and public, or published and restricted to that
- * organization. `alias` is the courses alias of the query, `orgParam` the placeholder holding the organization id.
+ * organization. `alias` is the courses alias of the query; `org` the position of the parameter holding the
+ * organization id (its predicate built by `orgEq`), or the organization column of a joined row (`m.organization_id`).
  */
-export function visibleTo(alias: string, orgParam: string): string {
+export function visibleTo(alias: string, org: number | `${string}.organization_id`): string {
+  const offered = typeof org === 'number' ? orgEq(org, 'co') : `co.organization_id = ${org}`;
   return `(${alias}.status = 'published' AND (${alias}.visibility = 'public' OR EXISTS (
-    SELECT 1 FROM course_organizations co WHERE co.course_id = ${alias}.id AND co.organization_id = ${orgParam})))`;
+    SELECT 1 FROM course_organizations co WHERE co.course_id = ${alias}.id AND ${offered})))`;
 }
 
 /**

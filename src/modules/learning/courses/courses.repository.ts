@@ -13,6 +13,7 @@ import type {
   QuizQuestionRow,
   QuizRow,
 } from './courses.types';
+import { tenancyExempt } from '@/core/database/tenancy';
 
 /** A passage of a lesson (extensions-v2 23.2). */
 export interface ChunkRow {
@@ -36,7 +37,7 @@ export const COURSE_COLUMNS = `c.id, c.slug, c.title, c.summary, c.description_m
 const CARD_COLUMNS = `${COURSE_COLUMNS},
   (SELECT count(*)::int FROM lessons l WHERE l.course_id = c.id) AS lessons_count,
   r.rating_average, r.rating_count`;
-const RATING_JOIN = `LEFT JOIN LATERAL (
+const RATING_JOIN = `${tenancyExempt('platform-catalog')} LEFT JOIN LATERAL (
     SELECT round(avg(cr.stars)::numeric, 1)::float8 AS rating_average, count(*)::int AS rating_count
     FROM course_ratings cr WHERE cr.course_id = c.id) r ON true`;
 
@@ -60,7 +61,7 @@ export class CoursesRepository {
 
   async isVisible(organizationId: string, courseId: string, tx?: Tx): Promise<boolean> {
     const rows = await db(this.dataSource, tx).query<unknown[]>(
-      `SELECT 1 FROM courses c WHERE c.id = $2 AND ${visibleTo('c', '$1')}`,
+      `SELECT 1 FROM courses c WHERE c.id = $2 AND ${visibleTo('c', 1)}`,
       [organizationId, courseId],
     );
     return rows.length > 0;
@@ -77,7 +78,7 @@ export class CoursesRepository {
     page: { limit: number; offset: number },
   ): Promise<{ rows: CardRow[]; total: number }> {
     const params: unknown[] = [organizationId];
-    const where = [visibleTo('c', '$1'), ...catalogConditions(filter, params)];
+    const where = [visibleTo('c', 1), ...catalogConditions(filter, params)];
     const condition = where.join(' AND ');
     const [rows, count] = await Promise.all([
       this.dataSource.query<CardRow[]>(
@@ -195,7 +196,7 @@ export class CoursesRepository {
     tx: Tx,
   ): Promise<{ rating: RatingRow; changed: boolean }> {
     const [before] = await tx.manager.query<{ stars: number; comment: string | null; organization_id: string }[]>(
-      `SELECT stars, comment, organization_id FROM course_ratings WHERE course_id = $1 AND user_id = $2 FOR UPDATE`,
+      `${tenancyExempt('person-across-organizations')} SELECT stars, comment, organization_id FROM course_ratings WHERE course_id = $1 AND user_id = $2 FOR UPDATE`,
       [courseId, userId],
     );
     const rows = await tx.manager.query<RatingRow[]>(

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Tx } from '@/core/database/transaction';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface OrgRatingRow {
   user_id: string;
@@ -33,7 +34,7 @@ export class RatingsRepository {
     limit: number,
     offset: number,
   ): Promise<{ rows: OrgRatingRow[]; total: number }> {
-    const where = `organization_id = $1 AND course_id = $2 AND ($3::int IS NULL OR stars = $3)
+    const where = `${orgEq(1)} AND course_id = $2 AND ($3::int IS NULL OR stars = $3)
       AND ($4::boolean IS NULL OR (comment IS NOT NULL) = $4)`;
     const params = [organizationId, courseId, filter.stars ?? null, filter.withComment ?? null];
     const [rows, count] = await Promise.all([
@@ -50,7 +51,7 @@ export class RatingsRepository {
   /** Withdraws the person's rating of the course (wherever it was written); false when there was none. */
   async withdraw(userId: string, courseId: string, tx: Tx): Promise<{ organization_id: string } | null> {
     const [rows] = await tx.manager.query<[{ organization_id: string }[], number]>(
-      `DELETE FROM course_ratings WHERE course_id = $1 AND user_id = $2 RETURNING organization_id`,
+      `${tenancyExempt('person-across-organizations')} DELETE FROM course_ratings WHERE course_id = $1 AND user_id = $2 RETURNING organization_id`,
       [courseId, userId],
     );
     return rows[0] ?? null;
@@ -58,7 +59,7 @@ export class RatingsRepository {
 
   async removeComment(organizationId: string, courseId: string, userId: string, tx: Tx): Promise<OrgRatingRow | null> {
     const [rows] = await tx.manager.query<[OrgRatingRow[], number]>(
-      `UPDATE course_ratings SET comment = NULL WHERE organization_id = $1 AND course_id = $2 AND user_id = $3
+      `UPDATE course_ratings SET comment = NULL WHERE ${orgEq(1)} AND course_id = $2 AND user_id = $3
        RETURNING user_id, stars, comment, created_at, updated_at`,
       [organizationId, courseId, userId],
     );
@@ -71,7 +72,7 @@ export class RatingsRepository {
     limit: number,
     offset: number,
   ): Promise<{ rows: MyRatingRow[]; total: number }> {
-    const where = `r.user_id = $1 AND ($2::uuid IS NULL OR r.organization_id = $2)`;
+    const where = `r.user_id = $1 AND ($2::uuid IS NULL OR ${orgEq(2, 'r')})`;
     const [rows, count] = await Promise.all([
       this.dataSource.query<MyRatingRow[]>(
         `SELECT r.course_id, c.slug, c.title, r.organization_id, r.stars, r.comment, r.created_at, r.updated_at

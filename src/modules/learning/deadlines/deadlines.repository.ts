@@ -5,6 +5,7 @@ import type { Tx } from '@/core/database/transaction';
 import type { Locale } from '@/core/mail/mail-template';
 import { visibleTo } from '@/modules/learning/courses/catalog-sql';
 import type { DeadlineStatus } from './dto/deadline.dto';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface DeadlineRow {
   id: string;
@@ -71,7 +72,7 @@ export class DeadlinesRepository {
   /** The title of a course of the organization's catalog, or null. */
   async catalogCourseTitle(organizationId: string, courseId: string): Promise<string | null> {
     const rows = await this.dataSource.query<{ title: string }[]>(
-      `SELECT c.title FROM courses c WHERE c.id = $1 AND ${visibleTo('c', '$2')}`,
+      `SELECT c.title FROM courses c WHERE c.id = $1 AND ${visibleTo('c', 2)}`,
       [courseId, organizationId],
     );
     return rows[0]?.title ?? null;
@@ -101,23 +102,23 @@ export class DeadlinesRepository {
   async find(organizationId: string, cohortId: string, id: string, tx?: Tx): Promise<DeadlineRow | null> {
     const rows = await db(this.dataSource, tx).query<DeadlineRow[]>(
       `SELECT ${COLUMNS} FROM cohort_deadlines d JOIN courses c ON c.id = d.course_id
-       WHERE d.organization_id = $1 AND d.cohort_id = $2 AND d.id = $3`,
+       WHERE ${orgEq(1, 'd')} AND d.cohort_id = $2 AND d.id = $3`,
       [organizationId, cohortId, id],
     );
     return rows[0] ?? null;
   }
 
   async update(id: string, title: string, dueAt: Date, now: Date, tx: Tx): Promise<void> {
-    await tx.manager.query(`UPDATE cohort_deadlines SET title = $2, due_at = $3, updated_at = $4 WHERE id = $1`, [
-      id,
-      title,
-      dueAt,
-      now,
-    ]);
+    await tx.manager.query(
+      `${tenancyExempt('by-key-after-scoped-read')} UPDATE cohort_deadlines SET title = $2, due_at = $3, updated_at = $4 WHERE id = $1`,
+      [id, title, dueAt, now],
+    );
   }
 
   async delete(id: string, tx: Tx): Promise<void> {
-    await tx.manager.query(`DELETE FROM cohort_deadlines WHERE id = $1`, [id]);
+    await tx.manager.query(`${tenancyExempt('by-key-after-scoped-read')} DELETE FROM cohort_deadlines WHERE id = $1`, [
+      id,
+    ]);
   }
 
   /** A cohort's deadlines by `due_at`; with `forUser`, each with that person's status. */
@@ -125,7 +126,7 @@ export class DeadlinesRepository {
     return this.dataSource.query(
       `SELECT ${COLUMNS}${forUser ? `, ${statusFor('$3', '$4')}` : ''}
        FROM cohort_deadlines d JOIN courses c ON c.id = d.course_id
-       WHERE d.organization_id = $1 AND d.cohort_id = $2 ORDER BY d.due_at, d.id`,
+       WHERE ${orgEq(1, 'd')} AND d.cohort_id = $2 ORDER BY d.due_at, d.id`,
       forUser ? [organizationId, cohortId, forUser, now] : [organizationId, cohortId],
     );
   }
@@ -140,8 +141,8 @@ export class DeadlinesRepository {
     return this.dataSource.query(
       `SELECT ${COLUMNS}, ${statusFor('$2', '$5')}
        FROM cohort_deadlines d JOIN courses c ON c.id = d.course_id
-       WHERE d.organization_id = $1
-         AND d.cohort_id IN (SELECT cohort_id FROM cohort_members WHERE organization_id = $1 AND user_id = $2)
+       WHERE ${orgEq(1, 'd')}
+         AND d.cohort_id IN (SELECT cohort_id FROM cohort_members WHERE ${orgEq(1)} AND user_id = $2)
          AND ($3::timestamptz IS NULL OR d.due_at >= $3) AND ($4::timestamptz IS NULL OR d.due_at <= $4)
        ORDER BY d.due_at, d.id`,
       [organizationId, userId, range.from, range.to, now],
@@ -189,7 +190,7 @@ export class DeadlinesRepository {
    */
   async feedExamWindows(userId: string, from: Date, to: Date): Promise<FeedExamWindow[]> {
     return this.dataSource.query(
-      `SELECT w.id AS window_id, w.organization_id, o.name AS organization_name, x.id AS exam_id, x.title AS exam_title,
+      `${tenancyExempt('person-across-organizations')} SELECT w.id AS window_id, w.organization_id, o.name AS organization_name, x.id AS exam_id, x.title AS exam_title,
          c.id AS course_id, c.title AS course_title, w.opens_at, w.closes_at, w.updated_at
        FROM exam_windows w
        JOIN memberships m ON m.organization_id = w.organization_id AND m.user_id = $1
@@ -207,7 +208,7 @@ export class DeadlinesRepository {
   /** The deadlines of every cohort the person belongs to, in every organization, due in [from, to]. */
   async feedDeadlines(userId: string, from: Date, to: Date): Promise<FeedDeadline[]> {
     return this.dataSource.query(
-      `SELECT d.id, d.organization_id, o.name AS organization_name, d.course_id, c.title AS course_title, d.title,
+      `${tenancyExempt('person-across-organizations')} SELECT d.id, d.organization_id, o.name AS organization_name, d.course_id, c.title AS course_title, d.title,
          d.due_at, d.updated_at
        FROM cohort_deadlines d
        JOIN cohort_members cm ON cm.cohort_id = d.cohort_id AND cm.user_id = $1

@@ -8,6 +8,7 @@ import type { Language } from '@/modules/learning/courses/dto/course.dto';
 import type { CourseStatus } from './dto/editor.dto';
 import type { QuestionKind } from './quiz-rules';
 import { chunkVectorSql, writeLessonChunks } from './lesson-chunks';
+import { orgAny, tenancyExempt } from '@/core/database/tenancy';
 
 /** A course as its authors see it: the catalog's row with its lesson count. */
 export interface EditorCourseRow extends CourseRow {
@@ -216,7 +217,7 @@ export class EditorRepository {
 
   async organizationIds(courseId: string, tx?: Tx): Promise<string[]> {
     const rows = await db(this.dataSource, tx).query<{ organization_id: string }[]>(
-      `SELECT organization_id FROM course_organizations WHERE course_id = $1 ORDER BY organization_id`,
+      `${tenancyExempt('platform-catalog')} SELECT organization_id FROM course_organizations WHERE course_id = $1 ORDER BY organization_id`,
       [courseId],
     );
     return rows.map((r) => r.organization_id);
@@ -224,10 +225,10 @@ export class EditorRepository {
 
   /** Replaces the list; an organization that does not exist fails the foreign key (the caller answers 422). */
   async setOrganizations(courseId: string, organizationIds: string[], tx: Tx): Promise<void> {
-    await tx.manager.query(
-      `DELETE FROM course_organizations WHERE course_id = $1 AND NOT (organization_id = ANY($2::uuid[]))`,
-      [courseId, organizationIds],
-    );
+    await tx.manager.query(`DELETE FROM course_organizations WHERE course_id = $1 AND NOT (${orgAny(2)})`, [
+      courseId,
+      organizationIds,
+    ]);
     await tx.manager.query(
       `INSERT INTO course_organizations (course_id, organization_id)
        SELECT $1, o FROM unnest($2::uuid[]) AS o ON CONFLICT DO NOTHING`,

@@ -5,6 +5,7 @@ import { PoolQueries } from '@/core/database/pool-queries';
 import type { Tx } from '@/core/database/transaction';
 import type { Flag, PoolQuestion, ProctoringEventType, QuestionKind } from './exam-rules';
 import type { Decision, ReviewStatus, SessionStatus } from './dto/session.dto';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface SessionRow {
   id: string;
@@ -109,7 +110,7 @@ export const PASSING_SESSION = `s.status = 'submitted' AND s.passed AND s.review
  */
 export const SAVE_ANSWER_SQL = `WITH s AS (
      SELECT id, user_id, status, deadline_at, client_fingerprints FROM exam_sessions
-     WHERE id = $1 AND organization_id = $2 AND exam_id = $3 FOR KEY SHARE
+     WHERE id = $1 AND ${orgEq(2)} AND exam_id = $3 FOR KEY SHARE
    ), q AS (
      SELECT ARRAY(SELECT (o->>'id')::uuid FROM jsonb_array_elements(options) o) AS option_ids
      FROM exam_session_questions WHERE session_id = $1 AND question_id = $4
@@ -149,7 +150,7 @@ export class ExamSessionsRepository {
     const lock = options.lock ? ` FOR ${options.lock.toUpperCase()}` : '';
     const rows = await this.db(options.tx).query<SessionRow[]>(
       `SELECT ${SESSION_COLUMNS} FROM exam_sessions s
-       WHERE s.id = $1 AND s.organization_id = $2 AND s.exam_id = $3${lock}`,
+       WHERE s.id = $1 AND ${orgEq(2, 's')} AND s.exam_id = $3${lock}`,
       [sessionId, organizationId, examId],
     );
     return rows[0] ?? null;
@@ -159,7 +160,7 @@ export class ExamSessionsRepository {
   async activeOf(organizationId: string, examId: string, userId: string, tx?: Tx): Promise<SessionRow | null> {
     const rows = await this.db(tx).query<SessionRow[]>(
       `SELECT ${SESSION_COLUMNS} FROM exam_sessions s
-       WHERE s.organization_id = $1 AND s.exam_id = $2 AND s.user_id = $3 AND s.status = 'in_progress'`,
+       WHERE ${orgEq(1, 's')} AND s.exam_id = $2 AND s.user_id = $3 AND s.status = 'in_progress'`,
       [organizationId, examId, userId],
     );
     return rows[0] ?? null;
@@ -174,7 +175,7 @@ export class ExamSessionsRepository {
   ): Promise<{ counted: number; total: number }> {
     const rows = await tx.manager.query<{ counted: number; total: number }[]>(
       `SELECT count(*) FILTER (WHERE counts_as_attempt)::int AS counted, count(*)::int AS total FROM exam_sessions
-       WHERE organization_id = $1 AND user_id = $3 AND exam_id = $2`,
+       WHERE ${orgEq(1)} AND user_id = $3 AND exam_id = $2`,
       [organizationId, examId, userId],
     );
     return rows[0] ?? { counted: 0, total: 0 };
@@ -245,7 +246,7 @@ export class ExamSessionsRepository {
     if (sessionIds.length === 0) return Promise.resolve([]);
     return this.db(tx).query<SessionQuestionRow[]>(
       `SELECT session_id, question_id, position, prompt, kind, explanation, options FROM exam_session_questions
-       WHERE organization_id = $1 AND session_id = ANY($2::uuid[]) ORDER BY session_id, position`,
+       WHERE ${orgEq(1)} AND session_id = ANY($2::uuid[]) ORDER BY session_id, position`,
       [organizationId, sessionIds],
     );
   }
@@ -255,7 +256,7 @@ export class ExamSessionsRepository {
     return this.db(tx).query<AnswerRow[]>(
       `SELECT a.session_id, a.question_id, a.option_ids::text[] AS option_ids, a.seq::float8 AS seq, a.saved_at
        FROM exam_answers a JOIN exam_session_questions q ON q.session_id = a.session_id AND q.question_id = a.question_id
-       WHERE a.organization_id = $1 AND a.session_id = ANY($2::uuid[]) ORDER BY a.session_id, q.position`,
+       WHERE ${orgEq(1, 'a')} AND a.session_id = ANY($2::uuid[]) ORDER BY a.session_id, q.position`,
       [organizationId, sessionIds],
     );
   }
@@ -311,7 +312,7 @@ export class ExamSessionsRepository {
   async storedAnswer(organizationId: string, sessionId: string, questionId: string): Promise<AnswerRow | null> {
     const rows = await this.dataSource.query<AnswerRow[]>(
       `SELECT session_id, question_id, option_ids::text[] AS option_ids, seq::float8 AS seq, saved_at FROM exam_answers
-       WHERE session_id = $1 AND question_id = $2 AND organization_id = $3`,
+       WHERE session_id = $1 AND question_id = $2 AND ${orgEq(3)}`,
       [sessionId, questionId, organizationId],
     );
     return rows[0] ?? null;
@@ -335,7 +336,7 @@ export class ExamSessionsRepository {
            THEN flags || jsonb_build_array(jsonb_build_object('code', 'ip_changed', 'at', $4::text)) ELSE flags END,
          review_status = CASE WHEN cardinality(client_fingerprints) >= 1 AND review_status = 'none' THEN 'pending'
            ELSE review_status END
-       WHERE id = $2 AND organization_id = $1 AND status = 'in_progress' AND NOT ($3 = ANY(client_fingerprints))`,
+       WHERE id = $2 AND ${orgEq(1)} AND status = 'in_progress' AND NOT ($3 = ANY(client_fingerprints))`,
       [organizationId, sessionId, fingerprint, now.toISOString()],
     );
   }
@@ -377,7 +378,7 @@ export class ExamSessionsRepository {
       `UPDATE exam_sessions SET violations = $3, flags = $4::jsonb,
          review_status = CASE WHEN jsonb_array_length($4::jsonb) > 0 AND review_status = 'none' THEN 'pending'
            ELSE review_status END
-       WHERE id = $2 AND organization_id = $1`,
+       WHERE id = $2 AND ${orgEq(1)}`,
       [organizationId, sessionId, violations, JSON.stringify(flags)],
     );
   }
@@ -390,12 +391,12 @@ export class ExamSessionsRepository {
     return Promise.all([
       this.dataSource.query<EventRow[]>(
         `SELECT id, type, occurred_at, received_at, detail, counted FROM exam_proctoring_events
-         WHERE session_id = $2 AND organization_id = $1 ORDER BY received_at, ordinal LIMIT $3 OFFSET $4`,
+         WHERE session_id = $2 AND ${orgEq(1)} ORDER BY received_at, ordinal LIMIT $3 OFFSET $4`,
         [organizationId, sessionId, page.limit, page.offset],
       ),
       this.dataSource
         .query<{ n: number }[]>(
-          `SELECT count(*)::int AS n FROM exam_proctoring_events WHERE session_id = $2 AND organization_id = $1`,
+          `SELECT count(*)::int AS n FROM exam_proctoring_events WHERE session_id = $2 AND ${orgEq(1)}`,
           [organizationId, sessionId],
         )
         .then((r) => r[0]?.n ?? 0),
@@ -412,7 +413,7 @@ export class ExamSessionsRepository {
   ): Promise<void> {
     await tx.manager.query(
       `UPDATE exam_sessions SET status = 'submitted', submitted_by = $3, submitted_at = $4, score = $5, passed = $6
-       WHERE id = $2 AND organization_id = $1 AND status = 'in_progress'`,
+       WHERE id = $2 AND ${orgEq(1)} AND status = 'in_progress'`,
       [organizationId, sessionId, c.submittedBy, c.submittedAt, c.score, c.passed],
     );
   }
@@ -426,7 +427,7 @@ export class ExamSessionsRepository {
     await tx.manager.query(
       `UPDATE exam_sessions SET review_status = $3, review_reason = $4, review_allow_retake = $5, reviewed_by = $6,
          reviewed_at = $7, counts_as_attempt = NOT $8
-       WHERE id = $2 AND organization_id = $1`,
+       WHERE id = $2 AND ${orgEq(1)}`,
       [
         organizationId,
         sessionId,
@@ -443,7 +444,7 @@ export class ExamSessionsRepository {
   /** Sessions in progress past `before` (deadline + grace), oldest first (`exam_sessions_overdue_idx`). */
   overdue(before: Date, limit: number): Promise<{ id: string; organization_id: string; exam_id: string }[]> {
     return this.dataSource.query(
-      `SELECT id, organization_id, exam_id FROM exam_sessions
+      `${tenancyExempt('cross-organization-job')} SELECT id, organization_id, exam_id FROM exam_sessions
        WHERE status = 'in_progress' AND deadline_at < $1 ORDER BY deadline_at LIMIT $2`,
       [before, limit],
     );
@@ -457,7 +458,7 @@ export class ExamSessionsRepository {
     filter: SessionFilter,
     page: { limit: number; offset: number },
   ): Promise<{ rows: SessionRow[]; total: number }> {
-    const where = `s.exam_id = $1 AND s.organization_id = $2
+    const where = `s.exam_id = $1 AND ${orgEq(2, 's')}
       AND ($3::uuid[] IS NULL OR s.user_id = ANY($3::uuid[]))
       AND ($4::text IS NULL OR s.status = $4)
       AND ($5::boolean IS NULL OR s.flagged = $5)
@@ -490,7 +491,7 @@ export class ExamSessionsRepository {
          max(s.score) FILTER (WHERE s.status = 'submitted' AND s.review_status <> 'voided') AS best_score,
          coalesce(bool_or(${PASSING_SESSION}), false) AS passed,
          (array_agg(s.id) FILTER (WHERE s.status = 'in_progress'))[1] AS active_session_id
-       FROM exam_sessions s WHERE s.organization_id = $1 AND s.user_id = $2 AND s.exam_id = ANY($3::uuid[])
+       FROM exam_sessions s WHERE ${orgEq(1, 's')} AND s.user_id = $2 AND s.exam_id = ANY($3::uuid[])
        GROUP BY s.exam_id`,
       [organizationId, userId, examIds],
     );
@@ -500,7 +501,7 @@ export class ExamSessionsRepository {
   async overdueOf(organizationId: string, userId: string, before: Date): Promise<{ id: string; exam_id: string }[]> {
     return this.dataSource.query(
       `SELECT id, exam_id FROM exam_sessions
-       WHERE organization_id = $1 AND user_id = $2 AND status = 'in_progress' AND deadline_at < $3`,
+       WHERE ${orgEq(1)} AND user_id = $2 AND status = 'in_progress' AND deadline_at < $3`,
       [organizationId, userId, before],
     );
   }
@@ -516,7 +517,7 @@ export class ExamSessionsRepository {
     return this.db(tx).query(
       `SELECT e.course_id, count(*)::int AS required,
          count(*) FILTER (WHERE EXISTS (SELECT 1 FROM exam_sessions s
-           WHERE s.organization_id = $1 AND s.user_id = $2 AND s.exam_id = e.id AND ${PASSING_SESSION}))::int AS passed
+           WHERE ${orgEq(1, 's')} AND s.user_id = $2 AND s.exam_id = e.id AND ${PASSING_SESSION}))::int AS passed
        FROM exams e
        WHERE e.course_id = ANY($3::uuid[]) AND e.status = 'published' AND e.required_for_completion
        GROUP BY e.course_id`,

@@ -5,6 +5,7 @@ import type { Tx } from '@/core/database/transaction';
 import { visibleTo } from '@/modules/learning/courses/catalog-sql';
 import type { PoolQuestion, ShowResults } from './exam-rules';
 import type { ExamStatus } from './dto/exam.dto';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface ExamValues {
   title: string;
@@ -130,7 +131,10 @@ export class ExamsRepository {
 
   /** Whether any organization has a session of this exam (`exam_sessions_exam_idx`). */
   async hasSessions(examId: string, tx: Tx): Promise<boolean> {
-    const rows = await tx.manager.query<unknown[]>(`SELECT 1 FROM exam_sessions WHERE exam_id = $1 LIMIT 1`, [examId]);
+    const rows = await tx.manager.query<unknown[]>(
+      `${tenancyExempt('cross-organization-existence')} SELECT 1 FROM exam_sessions WHERE exam_id = $1 LIMIT 1`,
+      [examId],
+    );
     return rows.length > 0;
   }
 
@@ -156,7 +160,7 @@ export class ExamsRepository {
     page: { limit: number; offset: number },
   ): Promise<{ rows: ExamCardRow[]; total: number }> {
     const where = `e.status = 'published' AND ($2::uuid IS NULL OR e.course_id = $2)
-      AND (${visibleTo('c', '$1')} OR (c.status <> 'draft' AND c.id = ANY($3::uuid[])))`;
+      AND (${visibleTo('c', 1)} OR (c.status <> 'draft' AND c.id = ANY($3::uuid[])))`;
     const params = [organizationId, courseId ?? null, enrolledCourseIds];
     const [rows, count] = await Promise.all([
       this.dataSource.query<ExamCardRow[]>(
@@ -182,7 +186,7 @@ export class ExamsRepository {
     if (examIds.length === 0) return Promise.resolve([]);
     return this.db(tx).query<WindowRow[]>(
       `SELECT ${WINDOW_COLUMNS} FROM exam_windows w
-       WHERE w.organization_id = $1 AND w.exam_id = ANY($2::uuid[])
+       WHERE ${orgEq(1, 'w')} AND w.exam_id = ANY($2::uuid[])
          AND ($3::uuid[] IS NULL OR w.cohort_id IS NULL OR w.cohort_id = ANY($3::uuid[]))
        ORDER BY w.opens_at, w.id`,
       [organizationId, examIds, cohortIds],
@@ -191,7 +195,7 @@ export class ExamsRepository {
 
   async findWindow(organizationId: string, examId: string, windowId: string, tx?: Tx): Promise<WindowRow | null> {
     const rows = await this.db(tx).query<WindowRow[]>(
-      `SELECT ${WINDOW_COLUMNS} FROM exam_windows w WHERE w.organization_id = $1 AND w.exam_id = $2 AND w.id = $3`,
+      `SELECT ${WINDOW_COLUMNS} FROM exam_windows w WHERE ${orgEq(1, 'w')} AND w.exam_id = $2 AND w.id = $3`,
       [organizationId, examId, windowId],
     );
     return rows[0] ?? null;
@@ -220,16 +224,13 @@ export class ExamsRepository {
     tx: Tx,
   ): Promise<void> {
     await tx.manager.query(
-      `UPDATE exam_windows SET opens_at = $3, closes_at = $4, updated_at = $5 WHERE organization_id = $1 AND id = $2`,
+      `UPDATE exam_windows SET opens_at = $3, closes_at = $4, updated_at = $5 WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, windowId, opensAt, closesAt, now],
     );
   }
 
   async deleteWindow(organizationId: string, windowId: string, tx: Tx): Promise<void> {
-    await tx.manager.query(`DELETE FROM exam_windows WHERE organization_id = $1 AND id = $2`, [
-      organizationId,
-      windowId,
-    ]);
+    await tx.manager.query(`DELETE FROM exam_windows WHERE ${orgEq(1)} AND id = $2`, [organizationId, windowId]);
   }
 }
 

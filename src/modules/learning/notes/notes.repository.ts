@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { orgEq } from '@/core/database/tenancy';
 
 export interface NoteRow {
   lesson_id: string;
@@ -28,7 +29,7 @@ export class NotesRepository {
 
   async find(organizationId: string, userId: string, lessonId: string): Promise<NoteRow | null> {
     const rows = await this.dataSource.query<NoteRow[]>(
-      `SELECT ${NOTE_COLUMNS} FROM lesson_notes n WHERE n.organization_id = $1 AND n.user_id = $2 AND n.lesson_id = $3`,
+      `SELECT ${NOTE_COLUMNS} FROM lesson_notes n WHERE ${orgEq(1, 'n')} AND n.user_id = $2 AND n.lesson_id = $3`,
       [organizationId, userId, lessonId],
     );
     return rows[0] ?? null;
@@ -60,10 +61,11 @@ export class NotesRepository {
   }
 
   async remove(organizationId: string, userId: string, lessonId: string): Promise<void> {
-    await this.dataSource.query(
-      `DELETE FROM lesson_notes WHERE organization_id = $1 AND user_id = $2 AND lesson_id = $3`,
-      [organizationId, userId, lessonId],
-    );
+    await this.dataSource.query(`DELETE FROM lesson_notes WHERE ${orgEq(1)} AND user_id = $2 AND lesson_id = $3`, [
+      organizationId,
+      userId,
+      lessonId,
+    ]);
   }
 
   async list(
@@ -72,7 +74,7 @@ export class NotesRepository {
     filter: { courseId?: string; q?: string },
     page: { limit: number; offset: number },
   ): Promise<{ rows: NoteListRow[]; total: number }> {
-    const where = ['n.organization_id = $1', 'n.user_id = $2'];
+    const where = [orgEq(1, 'n'), 'n.user_id = $2'];
     const params: unknown[] = [organizationId, userId];
     if (filter.courseId) where.push(`n.course_id = $${params.push(filter.courseId)}`);
     if (filter.q) {
@@ -102,7 +104,7 @@ export class NotesRepository {
     return this.dataSource.query<NoteListRow[]>(
       `SELECT ${NOTE_COLUMNS}, l.title AS lesson_title, l.position AS lesson_position, c.title AS course_title
        FROM lesson_notes n JOIN lessons l ON l.id = n.lesson_id JOIN courses c ON c.id = n.course_id
-       WHERE n.organization_id = $1 AND n.user_id = $2 AND ($3::uuid IS NULL OR n.course_id = $3)
+       WHERE ${orgEq(1, 'n')} AND n.user_id = $2 AND ($3::uuid IS NULL OR n.course_id = $3)
        ORDER BY unaccent(lower(c.title)), c.title, c.id, l.position, l.id`,
       [organizationId, userId, courseId],
     );
@@ -112,7 +114,7 @@ export class NotesRepository {
   async exportBytes(organizationId: string, userId: string, courseId: string | null): Promise<number> {
     const rows = await this.dataSource.query<{ n: string }[]>(
       `SELECT coalesce(sum(octet_length(content_md)), 0) AS n FROM lesson_notes
-       WHERE organization_id = $1 AND user_id = $2 AND ($3::uuid IS NULL OR course_id = $3)`,
+       WHERE ${orgEq(1)} AND user_id = $2 AND ($3::uuid IS NULL OR course_id = $3)`,
       [organizationId, userId, courseId],
     );
     return Number(rows[0].n);

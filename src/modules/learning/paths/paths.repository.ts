@@ -4,6 +4,7 @@ import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import { isUuid } from '@/core/http/uuid';
 import type { PathKind, PathStatus, PathVisibility } from './dto/path.dto';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface PathRow {
   id: string;
@@ -51,7 +52,7 @@ const COLUMNS = `p.id, p.slug, p.title, p.description_md, p.kind, p.status, p.vi
 
 /** Published, and public or restricted to this organization ($1). */
 const VISIBLE_TO_ORG = `p.status = 'published' AND (p.visibility = 'public'
-  OR EXISTS (SELECT 1 FROM path_organizations po WHERE po.path_id = p.id AND po.organization_id = $1))`;
+  OR EXISTS (SELECT 1 FROM path_organizations po WHERE po.path_id = p.id AND ${orgEq(1, 'po')}))`;
 
 /**
  * The shared catalog's learning paths and programs (platform data, authored by editors) and what an
@@ -135,7 +136,9 @@ export class PathsRepository {
   }
 
   async setOrganizations(pathId: string, organizationIds: string[], tx: Tx): Promise<void> {
-    await tx.manager.query(`DELETE FROM path_organizations WHERE path_id = $1`, [pathId]);
+    await tx.manager.query(`${tenancyExempt('platform-catalog')} DELETE FROM path_organizations WHERE path_id = $1`, [
+      pathId,
+    ]);
     await tx.manager.query(`INSERT INTO path_organizations (path_id, organization_id) SELECT $1, unnest($2::uuid[])`, [
       pathId,
       organizationIds,
@@ -159,7 +162,7 @@ export class PathsRepository {
     const out = new Map<string, string[]>(pathIds.map((id) => [id, []]));
     if (pathIds.length === 0) return out;
     const rows = await db(this.dataSource, tx).query<{ path_id: string; organization_id: string }[]>(
-      `SELECT path_id, organization_id FROM path_organizations WHERE path_id = ANY($1::uuid[])
+      `${tenancyExempt('platform-catalog')} SELECT path_id, organization_id FROM path_organizations WHERE path_id = ANY($1::uuid[])
        ORDER BY path_id, organization_id`,
       [pathIds],
     );
@@ -210,7 +213,7 @@ export class PathsRepository {
     ]);
     if (found.length === 0) return 'gone';
     const [used] = await tx.manager.query<{ used: boolean }[]>(
-      `SELECT EXISTS (SELECT 1 FROM program_completions WHERE path_id = $1)
+      `${tenancyExempt('cross-organization-existence')} SELECT EXISTS (SELECT 1 FROM program_completions WHERE path_id = $1)
          OR EXISTS (SELECT 1 FROM badge_awards WHERE path_id = $1)
          OR EXISTS (SELECT 1 FROM issued_certificates WHERE path_id = $1)
          OR EXISTS (SELECT 1 FROM capstone_submissions WHERE path_id = $1) AS used`,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Tx } from '@/core/database/transaction';
 import type { SubmissionStatus } from './dto/path.dto';
+import { orgEq } from '@/core/database/tenancy';
 
 export interface SubmissionRow {
   id: string;
@@ -40,7 +41,7 @@ export class ProgramsRepository {
   async completedPathIds(organizationId: string, userId: string, pathIds: string[]): Promise<Set<string>> {
     if (pathIds.length === 0) return new Set();
     const rows = await this.dataSource.query<{ path_id: string }[]>(
-      `SELECT path_id FROM program_completions WHERE organization_id = $1 AND user_id = $2 AND path_id = ANY($3::uuid[])`,
+      `SELECT path_id FROM program_completions WHERE ${orgEq(1)} AND user_id = $2 AND path_id = ANY($3::uuid[])`,
       [organizationId, userId, pathIds],
     );
     return new Set(rows.map((r) => r.path_id));
@@ -66,7 +67,7 @@ export class ProgramsRepository {
   async bestPassedScore(organizationId: string, userId: string, pathId: string): Promise<number | null> {
     const rows = await this.dataSource.query<{ best: number | null }[]>(
       `SELECT max(score) AS best FROM capstone_submissions
-       WHERE organization_id = $1 AND path_id = $2 AND user_id = $3 AND status = 'passed'`,
+       WHERE ${orgEq(1)} AND path_id = $2 AND user_id = $3 AND status = 'passed'`,
       [organizationId, pathId, userId],
     );
     return rows[0]?.best ?? null;
@@ -98,7 +99,7 @@ export class ProgramsRepository {
     filter: { userIds: string[] | null; status?: SubmissionStatus },
     page: { limit: number; offset: number },
   ): Promise<{ rows: SubmissionRow[]; total: number }> {
-    const where = `organization_id = $1 AND path_id = $2 AND ($3::uuid[] IS NULL OR user_id = ANY($3::uuid[]))
+    const where = `${orgEq(1)} AND path_id = $2 AND ($3::uuid[] IS NULL OR user_id = ANY($3::uuid[]))
       AND ($4::text IS NULL OR status = $4)`;
     const params = [organizationId, pathId, filter.userIds, filter.status ?? null];
     const [rows, count] = await Promise.all([
@@ -118,7 +119,7 @@ export class ProgramsRepository {
   async lockSubmission(organizationId: string, pathId: string, id: string, tx: Tx): Promise<SubmissionRow | null> {
     const rows = await tx.manager.query<SubmissionRow[]>(
       `SELECT ${SUBMISSION_COLUMNS} FROM capstone_submissions
-       WHERE organization_id = $1 AND path_id = $2 AND id = $3 FOR UPDATE`,
+       WHERE ${orgEq(1)} AND path_id = $2 AND id = $3 FOR UPDATE`,
       [organizationId, pathId, id],
     );
     return rows[0] ?? null;
@@ -126,7 +127,7 @@ export class ProgramsRepository {
 
   async findSubmission(organizationId: string, pathId: string, id: string): Promise<SubmissionRow | null> {
     const rows = await this.dataSource.query<SubmissionRow[]>(
-      `SELECT ${SUBMISSION_COLUMNS} FROM capstone_submissions WHERE organization_id = $1 AND path_id = $2 AND id = $3`,
+      `SELECT ${SUBMISSION_COLUMNS} FROM capstone_submissions WHERE ${orgEq(1)} AND path_id = $2 AND id = $3`,
       [organizationId, pathId, id],
     );
     return rows[0] ?? null;
@@ -140,7 +141,7 @@ export class ProgramsRepository {
   ): Promise<SubmissionRow> {
     const [rows] = await tx.manager.query<[SubmissionRow[], number]>(
       `UPDATE capstone_submissions SET status = $3, score = $4, feedback = $5, graded_by = $6, graded_at = $7
-       WHERE organization_id = $1 AND id = $2 RETURNING ${SUBMISSION_COLUMNS}`,
+       WHERE ${orgEq(1)} AND id = $2 RETURNING ${SUBMISSION_COLUMNS}`,
       [organizationId, id, grade.status, grade.score, grade.feedback, grade.gradedBy, grade.now],
     );
     return rows[0];

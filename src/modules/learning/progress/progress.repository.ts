@@ -1,3 +1,4 @@
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
@@ -26,7 +27,7 @@ export class ProgressRepository {
 
   async completedCourseIds(organizationId: string, userId: string): Promise<string[]> {
     const rows = await this.dataSource.query<{ course_id: string }[]>(
-      `SELECT course_id FROM enrollments WHERE organization_id = $1 AND user_id = $2 AND status = 'completed'`,
+      `SELECT course_id FROM enrollments WHERE ${orgEq(1)} AND user_id = $2 AND status = 'completed'`,
       [organizationId, userId],
     );
     return rows.map((r) => r.course_id);
@@ -35,7 +36,7 @@ export class ProgressRepository {
   async find(organizationId: string, userId: string, courseId: string, tx?: Tx): Promise<EnrollmentRow | null> {
     const rows = await db(this.dataSource, tx).query<EnrollmentRow[]>(
       `SELECT ${ENROLLMENT_COLUMNS} FROM enrollments e
-       WHERE e.organization_id = $1 AND e.user_id = $2 AND e.course_id = $3`,
+       WHERE ${orgEq(1, 'e')} AND e.user_id = $2 AND e.course_id = $3`,
       [organizationId, userId, courseId],
     );
     return rows[0] ?? null;
@@ -45,7 +46,7 @@ export class ProgressRepository {
   async record(organizationId: string, userId: string, courseId: string): Promise<EnrollmentRecord | null> {
     const rows = await this.dataSource.query<EnrollmentRecord[]>(
       `SELECT e.course_id, e.status, e.enrolled_at, e.completed_at, e.last_activity_at FROM enrollments e
-       WHERE e.organization_id = $1 AND e.user_id = $2 AND e.course_id = $3`,
+       WHERE ${orgEq(1, 'e')} AND e.user_id = $2 AND e.course_id = $3`,
       [organizationId, userId, courseId],
     );
     return rows[0] ?? null;
@@ -54,7 +55,7 @@ export class ProgressRepository {
   /** Locks the enrollment until the transaction ends: completions of one enrollment run one at a time. */
   async lock(organizationId: string, userId: string, courseId: string, tx: Tx): Promise<{ status: string } | null> {
     const rows = await tx.manager.query<{ status: string }[]>(
-      `SELECT status FROM enrollments WHERE organization_id = $1 AND user_id = $2 AND course_id = $3 FOR UPDATE`,
+      `SELECT status FROM enrollments WHERE ${orgEq(1)} AND user_id = $2 AND course_id = $3 FOR UPDATE`,
       [organizationId, userId, courseId],
     );
     return rows[0] ?? null;
@@ -75,7 +76,7 @@ export class ProgressRepository {
   listOf(organizationId: string, userId: string): Promise<EnrollmentRow[]> {
     return this.dataSource.query<EnrollmentRow[]>(
       `SELECT ${ENROLLMENT_COLUMNS} FROM enrollments e
-       WHERE e.user_id = $2 AND e.organization_id = $1 ORDER BY e.enrolled_at DESC, e.course_id`,
+       WHERE e.user_id = $2 AND ${orgEq(1, 'e')} ORDER BY e.enrolled_at DESC, e.course_id`,
       [organizationId, userId],
     );
   }
@@ -83,7 +84,7 @@ export class ProgressRepository {
   async enrolledCourseIds(organizationId: string, userId: string, courseIds: string[]): Promise<string[]> {
     if (courseIds.length === 0) return [];
     const rows = await this.dataSource.query<{ course_id: string }[]>(
-      `SELECT course_id FROM enrollments WHERE organization_id = $1 AND user_id = $2 AND course_id = ANY($3::uuid[])`,
+      `SELECT course_id FROM enrollments WHERE ${orgEq(1)} AND user_id = $2 AND course_id = ANY($3::uuid[])`,
       [organizationId, userId, courseIds],
     );
     return rows.map((r) => r.course_id);
@@ -91,7 +92,7 @@ export class ProgressRepository {
 
   async completedLessonIds(organizationId: string, userId: string, courseId: string, tx?: Tx): Promise<string[]> {
     const rows = await db(this.dataSource, tx).query<{ lesson_id: string }[]>(
-      `SELECT lesson_id FROM lesson_completions WHERE organization_id = $1 AND course_id = $3 AND user_id = $2`,
+      `SELECT lesson_id FROM lesson_completions WHERE ${orgEq(1)} AND course_id = $3 AND user_id = $2`,
       [organizationId, userId, courseId],
     );
     return rows.map((r) => r.lesson_id);
@@ -99,7 +100,7 @@ export class ProgressRepository {
 
   async isLessonCompleted(organizationId: string, userId: string, lessonId: string, tx: Tx): Promise<boolean> {
     const rows = await tx.manager.query<unknown[]>(
-      `SELECT 1 FROM lesson_completions WHERE organization_id = $1 AND user_id = $2 AND lesson_id = $3`,
+      `SELECT 1 FROM lesson_completions WHERE ${orgEq(1)} AND user_id = $2 AND lesson_id = $3`,
       [organizationId, userId, lessonId],
     );
     return rows.length > 0;
@@ -123,7 +124,7 @@ export class ProgressRepository {
 
   async countCompleted(organizationId: string, userId: string, courseId: string, tx: Tx): Promise<number> {
     const rows = await tx.manager.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM lesson_completions WHERE organization_id = $1 AND course_id = $3 AND user_id = $2`,
+      `SELECT count(*)::int AS n FROM lesson_completions WHERE ${orgEq(1)} AND course_id = $3 AND user_id = $2`,
       [organizationId, userId, courseId],
     );
     return rows[0]?.n ?? 0;
@@ -132,7 +133,7 @@ export class ProgressRepository {
   async markCompleted(organizationId: string, userId: string, courseId: string, now: Date, tx: Tx): Promise<void> {
     await tx.manager.query(
       `UPDATE enrollments SET status = 'completed', completed_at = $4
-       WHERE organization_id = $1 AND user_id = $2 AND course_id = $3`,
+       WHERE ${orgEq(1)} AND user_id = $2 AND course_id = $3`,
       [organizationId, userId, courseId, now],
     );
   }
@@ -140,7 +141,7 @@ export class ProgressRepository {
   async touch(organizationId: string, userId: string, courseId: string, now: Date, tx?: Tx): Promise<void> {
     await db(this.dataSource, tx).query(
       `UPDATE enrollments SET last_activity_at = GREATEST(last_activity_at, $4)
-       WHERE organization_id = $1 AND user_id = $2 AND course_id = $3`,
+       WHERE ${orgEq(1)} AND user_id = $2 AND course_id = $3`,
       [organizationId, userId, courseId, now],
     );
   }
@@ -149,7 +150,7 @@ export class ProgressRepository {
   async hasPassed(organizationId: string, userId: string, lessonId: string, quizId: string, tx: Tx): Promise<boolean> {
     const rows = await tx.manager.query<unknown[]>(
       `SELECT 1 FROM quiz_submissions
-       WHERE organization_id = $1 AND user_id = $2 AND lesson_id = $3 AND passed AND quiz_id = $4 LIMIT 1`,
+       WHERE ${orgEq(1)} AND user_id = $2 AND lesson_id = $3 AND passed AND quiz_id = $4 LIMIT 1`,
       [organizationId, userId, lessonId, quizId],
     );
     return rows.length > 0;
@@ -192,7 +193,7 @@ export class ProgressRepository {
     if (userIds.length === 0 || courseIds?.length === 0) return Promise.resolve([]);
     return this.dataSource.query<ProgressRow[]>(
       `SELECT e.user_id, ${ENROLLMENT_COLUMNS} FROM enrollments e
-       WHERE e.organization_id = $1 AND e.user_id = ANY($2::uuid[]) AND ($3::uuid[] IS NULL OR e.course_id = ANY($3::uuid[]))
+       WHERE ${orgEq(1, 'e')} AND e.user_id = ANY($2::uuid[]) AND ($3::uuid[] IS NULL OR e.course_id = ANY($3::uuid[]))
        ORDER BY e.user_id, e.enrolled_at, e.course_id`,
       [organizationId, userIds, courseIds ?? null],
     );
@@ -200,7 +201,7 @@ export class ProgressRepository {
 
   async countInOrganization(organizationId: string): Promise<number> {
     const rows = await this.dataSource.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM enrollments WHERE organization_id = $1`,
+      `SELECT count(*)::int AS n FROM enrollments WHERE ${orgEq(1)}`,
       [organizationId],
     );
     return rows[0]?.n ?? 0;
@@ -209,7 +210,7 @@ export class ProgressRepository {
   /** Whether anyone, in any organization, is enrolled in the course (the catalog is shared). */
   async anyEnrollment(courseId: string, tx?: Tx): Promise<boolean> {
     const rows = await db(this.dataSource, tx).query<unknown[]>(
-      `SELECT 1 FROM enrollments WHERE course_id = $1 LIMIT 1`,
+      `${tenancyExempt('cross-organization-existence')} SELECT 1 FROM enrollments WHERE course_id = $1 LIMIT 1`,
       [courseId],
     );
     return rows.length > 0;

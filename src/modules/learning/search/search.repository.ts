@@ -38,12 +38,12 @@ export class SearchRepository {
     const branches: string[] = [];
     if (type !== 'lesson') {
       branches.push(`SELECT 'course'::text AS type, c.id, c.id AS course_id, ts_rank_cd(c.search_vector, ${query}, 32) AS score
-        FROM courses c WHERE c.search_vector @@ ${query} AND ${visibleTo('c', '$1')}`);
+        FROM courses c WHERE c.search_vector @@ ${query} AND ${visibleTo('c', 1)}`);
     }
     if (type !== 'course') {
       branches.push(`SELECT 'lesson'::text AS type, l.id, l.course_id, ts_rank_cd(l.search_vector, ${query}, 32) AS score
         FROM lessons l JOIN courses c ON c.id = l.course_id
-        WHERE l.search_vector @@ ${query} AND ${visibleTo('c', '$1')}`);
+        WHERE l.search_vector @@ ${query} AND ${visibleTo('c', 1)}`);
     }
     const hits = branches.join(' UNION ALL ');
     const [rows, count] = await Promise.all([

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { orgEq } from '@/core/database/tenancy';
 
 type Row = Record<string, unknown>;
 
@@ -14,7 +15,7 @@ export class TeacherRepository {
 
   async isStudentOf(organizationId: string, cohortId: string, userId: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM cohort_members WHERE organization_id = $1 AND cohort_id = $2 AND user_id = $3 AND role = 'student'`,
+      `SELECT 1 FROM cohort_members WHERE ${orgEq(1)} AND cohort_id = $2 AND user_id = $3 AND role = 'student'`,
       [organizationId, cohortId, userId],
     );
     return rows.length > 0;
@@ -34,7 +35,7 @@ export class TeacherRepository {
                  WHERE s.organization_id = e.organization_id AND s.user_id = e.user_id AND s.course_id = e.course_id
                  GROUP BY s.lesson_id, l.title, l.position) q), '[]'::jsonb) AS quizzes
        FROM enrollments e JOIN courses c ON c.id = e.course_id
-       WHERE e.organization_id = $1 AND e.user_id = $2 ORDER BY c.title, e.course_id`,
+       WHERE ${orgEq(1, 'e')} AND e.user_id = $2 ORDER BY c.title, e.course_id`,
       [organizationId, userId],
     );
   }
@@ -46,7 +47,7 @@ export class TeacherRepository {
          coalesce(bool_or(s.passed AND s.review_status <> 'voided'), false) AS passed,
          count(*) FILTER (WHERE s.flagged)::int AS flagged_sessions
        FROM exam_sessions s JOIN exams x ON x.id = s.exam_id
-       WHERE s.organization_id = $1 AND s.user_id = $2 GROUP BY s.exam_id, x.title ORDER BY x.title, s.exam_id`,
+       WHERE ${orgEq(1, 's')} AND s.user_id = $2 GROUP BY s.exam_id, x.title ORDER BY x.title, s.exam_id`,
       [organizationId, userId],
     );
   }
@@ -55,7 +56,7 @@ export class TeacherRepository {
   async activeDays(organizationId: string, userId: string, zone: string): Promise<string[]> {
     const rows = await this.dataSource.query<{ date: string }[]>(
       `SELECT DISTINCT to_char(hour AT TIME ZONE $3, 'YYYY-MM-DD') AS date FROM learning_activity_hourly
-       WHERE organization_id = $1 AND user_id = $2 ORDER BY 1`,
+       WHERE ${orgEq(1)} AND user_id = $2 ORDER BY 1`,
       [organizationId, userId, zone],
     );
     return rows.map((r) => r.date);

@@ -4,6 +4,7 @@ import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import { visibleTo } from '@/modules/learning/courses/catalog-sql';
 import type { DuelQuestion, DuelRole, DuelStatus, ResultReason } from './duel-rules';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface DuelRow {
   id: string;
@@ -78,14 +79,17 @@ export class DuelsRepository {
 
   async find(organizationId: string, duelId: string, tx?: Tx, lock = false): Promise<DuelRow | null> {
     const rows = await db(this.dataSource, tx).query<DuelRow[]>(
-      `SELECT * FROM duels WHERE id = $1 AND organization_id = $2${lock ? ' FOR UPDATE' : ''}`,
+      `SELECT * FROM duels WHERE id = $1 AND ${orgEq(2)}${lock ? ' FOR UPDATE' : ''}`,
       [duelId, organizationId],
     );
     return rows[0] ?? null;
   }
 
   async findById(duelId: string, tx?: Tx): Promise<DuelRow | null> {
-    const rows = await db(this.dataSource, tx).query<DuelRow[]>(`SELECT * FROM duels WHERE id = $1`, [duelId]);
+    const rows = await db(this.dataSource, tx).query<DuelRow[]>(
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT * FROM duels WHERE id = $1`,
+      [duelId],
+    );
     return rows[0] ?? null;
   }
 
@@ -99,7 +103,7 @@ export class DuelsRepository {
   /** A duel ready or active of this person, anywhere (one at a time, 8.1). */
   async liveOf(userId: string, tx?: Tx): Promise<DuelRow | null> {
     const rows = await db(this.dataSource, tx).query<DuelRow[]>(
-      `SELECT * FROM duels WHERE (challenger_id = $1 OR opponent_id = $1) AND status IN ${LIVE}
+      `${tenancyExempt('person-across-organizations')} SELECT * FROM duels WHERE (challenger_id = $1 OR opponent_id = $1) AND status IN ${LIVE}
        ORDER BY created_at DESC LIMIT 1`,
       [userId],
     );
@@ -109,7 +113,7 @@ export class DuelsRepository {
   /** The person's live duel in this organization, or null. */
   async liveIn(organizationId: string, userId: string): Promise<DuelRow | null> {
     const rows = await this.dataSource.query<DuelRow[]>(
-      `SELECT * FROM duels WHERE organization_id = $1 AND (challenger_id = $2 OR opponent_id = $2)
+      `SELECT * FROM duels WHERE ${orgEq(1)} AND (challenger_id = $2 OR opponent_id = $2)
          AND status IN ${LIVE} ORDER BY created_at DESC LIMIT 1`,
       [organizationId, userId],
     );
@@ -118,7 +122,7 @@ export class DuelsRepository {
 
   async pendingBetween(organizationId: string, a: string, b: string, tx: Tx): Promise<boolean> {
     const rows = await tx.manager.query<unknown[]>(
-      `SELECT 1 FROM duels WHERE organization_id = $1 AND status = 'pending'
+      `SELECT 1 FROM duels WHERE ${orgEq(1)} AND status = 'pending'
          AND ((challenger_id = $2 AND opponent_id = $3) OR (challenger_id = $3 AND opponent_id = $2)) LIMIT 1`,
       [organizationId, a, b],
     );
@@ -127,7 +131,7 @@ export class DuelsRepository {
 
   async countPendingSent(userId: string, tx: Tx): Promise<number> {
     const [row] = await tx.manager.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM duels WHERE challenger_id = $1 AND status = 'pending'`,
+      `${tenancyExempt('person-across-organizations')} SELECT count(*)::int AS n FROM duels WHERE challenger_id = $1 AND status = 'pending'`,
       [userId],
     );
     return row.n;
@@ -141,7 +145,7 @@ export class DuelsRepository {
     tx?: Tx,
   ): Promise<DuelRow | null> {
     const rows = await db(this.dataSource, tx).query<[DuelRow[], number]>(
-      `UPDATE duels SET status = $3, expires_at = coalesce($4, expires_at), started_at = coalesce($5, started_at),
+      `${tenancyExempt('by-key-after-scoped-read')} UPDATE duels SET status = $3, expires_at = coalesce($4, expires_at), started_at = coalesce($5, started_at),
          finished_at = coalesce($6, finished_at)
        WHERE id = $1 AND status = ANY($2) RETURNING *`,
       [duelId, from, to, fields.expires_at ?? null, fields.started_at ?? null, fields.finished_at ?? null],
@@ -156,7 +160,7 @@ export class DuelsRepository {
     tx: Tx,
   ): Promise<DuelRow | null> {
     const rows = await tx.manager.query<[DuelRow[], number]>(
-      `UPDATE duels SET status = 'finished', finished_at = $2, challenger_score = $3, opponent_score = $4,
+      `${tenancyExempt('by-key-after-scoped-read')} UPDATE duels SET status = 'finished', finished_at = $2, challenger_score = $3, opponent_score = $4,
          winner = $5, result_reason = $6
        WHERE id = $1 AND status = 'active' RETURNING *`,
       [duelId, at, result.scores.challenger, result.scores.opponent, result.winner, result.reason],
@@ -167,7 +171,7 @@ export class DuelsRepository {
   /** Stores a scored round and the duel's running totals, in one statement. */
   async insertRound(r: RoundRow, at: Date): Promise<void> {
     await this.dataSource.query(
-      `WITH ins AS (
+      `${tenancyExempt('by-key-after-scoped-read')} WITH ins AS (
          INSERT INTO duel_rounds (duel_id, round, question_id, challenger_option_ids, challenger_correct,
            challenger_points, challenger_answer_ms, opponent_option_ids, opponent_correct, opponent_points,
            opponent_answer_ms, scored_at)
@@ -209,7 +213,7 @@ export class DuelsRepository {
     userId: string,
     q: { status?: DuelStatus; role?: DuelRole; limit: number; offset: number },
   ): Promise<{ rows: DuelRow[]; total: number }> {
-    const where = [`organization_id = $1`];
+    const where = [orgEq(1)];
     const params: unknown[] = [organizationId, userId];
     if (q.role === 'challenger') where.push(`challenger_id = $2`);
     else if (q.role === 'opponent') where.push(`opponent_id = $2`);
@@ -233,7 +237,7 @@ export class DuelsRepository {
   /** The caller's finished duels here, oldest first (stats and streaks). */
   async finishedOf(organizationId: string, userId: string): Promise<DuelRow[]> {
     return this.dataSource.query<DuelRow[]>(
-      `SELECT * FROM duels WHERE organization_id = $1 AND (challenger_id = $2 OR opponent_id = $2)
+      `SELECT * FROM duels WHERE ${orgEq(1)} AND (challenger_id = $2 OR opponent_id = $2)
          AND status = 'finished' ORDER BY finished_at, id`,
       [organizationId, userId],
     );
@@ -242,7 +246,7 @@ export class DuelsRepository {
   /** Pending and ready duels past `expires_at` become `expired` (of these people, or all); the ids changed. */
   async expireDue(now: Date, userId?: string): Promise<DuelRow[]> {
     const [rows] = await this.dataSource.query<[DuelRow[], number]>(
-      `UPDATE duels SET status = 'expired' WHERE status IN ('pending', 'ready') AND expires_at <= $1
+      `${tenancyExempt('cross-organization-job')} UPDATE duels SET status = 'expired' WHERE status IN ('pending', 'ready') AND expires_at <= $1
          ${userId ? 'AND (challenger_id = $2 OR opponent_id = $2)' : ''} RETURNING *`,
       userId ? [now, userId] : [now],
     );
@@ -253,7 +257,7 @@ export class DuelsRepository {
   async memberByUsername(organizationId: string, username: string): Promise<{ id: string; minor: boolean } | null> {
     const rows = await this.dataSource.query<{ id: string; minor: boolean }[]>(
       `SELECT u.id, (u.age_bracket = 'under_18') AS minor FROM users u
-       JOIN memberships m ON m.user_id = u.id AND m.organization_id = $1
+       JOIN memberships m ON m.user_id = u.id AND ${orgEq(1, 'm')}
        WHERE lower(u.username) = lower($2)`,
       [organizationId, username],
     );
@@ -262,7 +266,7 @@ export class DuelsRepository {
 
   async isEnrolled(organizationId: string, userId: string, courseId: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM enrollments WHERE organization_id = $1 AND user_id = $2 AND course_id = $3`,
+      `SELECT 1 FROM enrollments WHERE ${orgEq(1)} AND user_id = $2 AND course_id = $3`,
       [organizationId, userId, courseId],
     );
     return rows.length > 0;
@@ -270,7 +274,7 @@ export class DuelsRepository {
 
   async courseVisible(organizationId: string, courseId: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM courses c WHERE c.id = $2 AND ${visibleTo('c', '$1')}`,
+      `SELECT 1 FROM courses c WHERE c.id = $2 AND ${visibleTo('c', 1)}`,
       [organizationId, courseId],
     );
     return rows.length > 0;
@@ -292,14 +296,14 @@ export class DuelsRepository {
       filter = `AND c.id = $2`;
     } else if (scope !== 'all') {
       params.push(scope.enrolledAll);
-      filter = `AND c.id IN (SELECT e.course_id FROM enrollments e WHERE e.organization_id = $1
+      filter = `AND c.id IN (SELECT e.course_id FROM enrollments e WHERE ${orgEq(1, 'e')}
         AND e.user_id = ANY($2) GROUP BY e.course_id HAVING count(DISTINCT e.user_id) = cardinality($2::uuid[]))`;
     }
     params.push(n);
     const questions = await this.dataSource.query<{ id: string; prompt: string; kind: DuelQuestion['kind'] }[]>(
       `SELECT qq.id, qq.prompt, qq.kind FROM quiz_questions qq
        JOIN quizzes qz ON qz.id = qq.quiz_id JOIN lessons l ON l.id = qz.lesson_id JOIN courses c ON c.id = l.course_id
-       WHERE ${visibleTo('c', '$1')} ${filter}
+       WHERE ${visibleTo('c', 1)} ${filter}
          AND EXISTS (SELECT 1 FROM quiz_options o WHERE o.question_id = qq.id AND o.correct)
        ORDER BY random() LIMIT $${params.length}`,
       params,

@@ -4,6 +4,7 @@ import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { DeckKind } from './dto/flashcards.dto';
 import type { SchedulerName } from './schedulers';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface DeckRow {
   id: string;
@@ -123,13 +124,13 @@ const STATE_COLUMNS = `s.card_id, s.deck_id, s.organization_id, s.scheduler, s.r
 const STUDYABLE = `
   SELECT d.id, 0 AS grp, unaccent(lower(c.title)) AS sort_title, d.created_at, d.cards_count
   FROM flashcard_decks d
-  JOIN enrollments e ON e.course_id = d.course_id AND e.organization_id = $1 AND e.user_id = $2
+  JOIN enrollments e ON e.course_id = d.course_id AND ${orgEq(1, 'e')} AND e.user_id = $2
   JOIN courses c ON c.id = d.course_id
   WHERE d.kind = 'course'
   UNION ALL
   SELECT d.id, 1 AS grp, '' AS sort_title, d.created_at, d.cards_count
   FROM flashcard_decks d
-  WHERE d.kind = 'personal' AND d.organization_id = $1 AND d.user_id = $2`;
+  WHERE d.kind = 'personal' AND ${orgEq(1, 'd')} AND d.user_id = $2`;
 
 /** Decks, cards, states, the review log and settings (extensions-v2 section 6). */
 @Injectable()
@@ -139,18 +140,24 @@ export class FlashcardsRepository {
   // Decks.
 
   async deck(id: string, tx?: Tx): Promise<DeckRow | null> {
-    const rows = await db(this.dataSource, tx).query<DeckRow[]>(`SELECT * FROM flashcard_decks WHERE id = $1`, [id]);
+    const rows = await db(this.dataSource, tx).query<DeckRow[]>(
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT * FROM flashcard_decks WHERE id = $1`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 
   async lockDeck(id: string, tx: Tx): Promise<DeckRow | null> {
-    const rows = await tx.manager.query<DeckRow[]>(`SELECT * FROM flashcard_decks WHERE id = $1 FOR UPDATE`, [id]);
+    const rows = await tx.manager.query<DeckRow[]>(
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT * FROM flashcard_decks WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
     return rows[0] ?? null;
   }
 
   async courseDeck(courseId: string, tx?: Tx): Promise<DeckRow | null> {
     const rows = await db(this.dataSource, tx).query<DeckRow[]>(
-      `SELECT * FROM flashcard_decks WHERE kind = 'course' AND course_id = $1`,
+      `${tenancyExempt('platform-catalog')} SELECT * FROM flashcard_decks WHERE kind = 'course' AND course_id = $1`,
       [courseId],
     );
     return rows[0] ?? null;
@@ -175,7 +182,7 @@ export class FlashcardsRepository {
 
   async countPersonalDecks(organizationId: string, userId: string, tx: Tx): Promise<number> {
     const rows = await tx.manager.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM flashcard_decks WHERE kind = 'personal' AND organization_id = $1 AND user_id = $2`,
+      `SELECT count(*)::int AS n FROM flashcard_decks WHERE kind = 'personal' AND ${orgEq(1)} AND user_id = $2`,
       [organizationId, userId],
     );
     return rows[0].n;
@@ -203,13 +210,16 @@ export class FlashcardsRepository {
     if (changes.title !== undefined) sets.push(`title = $${params.push(changes.title)}`);
     if (changes.description !== undefined) sets.push(`description = $${params.push(changes.description)}`);
     await this.dataSource.query(
-      `UPDATE flashcard_decks SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`,
+      `${tenancyExempt('by-key-after-scoped-read')} UPDATE flashcard_decks SET ${[...sets, 'updated_at = $2'].join(', ')} WHERE id = $1`,
       params,
     );
   }
 
   async deleteDeck(id: string): Promise<void> {
-    await this.dataSource.query(`DELETE FROM flashcard_decks WHERE id = $1`, [id]);
+    await this.dataSource.query(
+      `${tenancyExempt('by-key-after-scoped-read')} DELETE FROM flashcard_decks WHERE id = $1`,
+      [id],
+    );
   }
 
   /** The caller's studyable decks (course decks with cards first, by course title; then personal by creation). */
@@ -223,12 +233,12 @@ export class FlashcardsRepository {
       `WITH listed AS (
          SELECT d.*, c.title AS display_title, c.summary AS display_description, 0 AS grp, unaccent(lower(c.title)) AS sort_title
          FROM flashcard_decks d
-         JOIN enrollments e ON e.course_id = d.course_id AND e.organization_id = $1 AND e.user_id = $2
+         JOIN enrollments e ON e.course_id = d.course_id AND ${orgEq(1, 'e')} AND e.user_id = $2
          JOIN courses c ON c.id = d.course_id
          WHERE d.kind = 'course' AND EXISTS (SELECT 1 FROM flashcards f WHERE f.deck_id = d.id)
          UNION ALL
          SELECT d.*, d.title, d.description, 1, ''
-         FROM flashcard_decks d WHERE d.kind = 'personal' AND d.organization_id = $1 AND d.user_id = $2
+         FROM flashcard_decks d WHERE d.kind = 'personal' AND ${orgEq(1, 'd')} AND d.user_id = $2
        )
        SELECT l.*, count(*) OVER ()::int AS total FROM listed l
        WHERE $3::text IS NULL OR l.kind = $3
@@ -257,7 +267,7 @@ export class FlashcardsRepository {
        FROM flashcard_decks d
        LEFT JOIN (
          SELECT deck_id, count(*) AS reviewed, count(*) FILTER (WHERE due_at <= $4) AS due
-         FROM flashcard_states WHERE organization_id = $1 AND user_id = $2 AND deck_id = ANY($3::uuid[])
+         FROM flashcard_states WHERE ${orgEq(1)} AND user_id = $2 AND deck_id = ANY($3::uuid[])
          GROUP BY deck_id
        ) s ON s.deck_id = d.id
        WHERE d.id = ANY($3::uuid[])`,
@@ -278,9 +288,10 @@ export class FlashcardsRepository {
 
   /** The deck's card count (call with the deck row locked). */
   async countCards(deckId: string, tx: Tx): Promise<number> {
-    const rows = await tx.manager.query<{ n: number }[]>(`SELECT cards_count AS n FROM flashcard_decks WHERE id = $1`, [
-      deckId,
-    ]);
+    const rows = await tx.manager.query<{ n: number }[]>(
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT cards_count AS n FROM flashcard_decks WHERE id = $1`,
+      [deckId],
+    );
     return rows[0]?.n ?? 0;
   }
 
@@ -307,10 +318,10 @@ export class FlashcardsRepository {
         now,
       ],
     );
-    await tx.manager.query(`UPDATE flashcard_decks SET updated_at = $2, cards_count = cards_count + 1 WHERE id = $1`, [
-      values.deck_id,
-      now,
-    ]);
+    await tx.manager.query(
+      `${tenancyExempt('by-key-after-scoped-read')} UPDATE flashcard_decks SET updated_at = $2, cards_count = cards_count + 1 WHERE id = $1`,
+      [values.deck_id, now],
+    );
     return rows[0].id;
   }
 
@@ -329,7 +340,7 @@ export class FlashcardsRepository {
   /** Deletes a card (its states and logs go with it) and counts it out of its deck, in one statement. */
   async deleteCard(id: string): Promise<void> {
     await this.dataSource.query(
-      `WITH gone AS (DELETE FROM flashcards WHERE id = $1 RETURNING deck_id)
+      `${tenancyExempt('by-key-after-scoped-read')} WITH gone AS (DELETE FROM flashcards WHERE id = $1 RETURNING deck_id)
        UPDATE flashcard_decks d SET cards_count = d.cards_count - 1 FROM gone WHERE d.id = gone.deck_id`,
       [id],
     );
@@ -371,7 +382,7 @@ export class FlashcardsRepository {
       `SELECT to_jsonb(f) AS card, CASE WHEN s.card_id IS NULL THEN NULL ELSE to_jsonb(s) END AS state,
          count(*) OVER ()::int AS total
        FROM flashcards f
-       LEFT JOIN flashcard_states s ON s.card_id = f.id AND s.organization_id = $1 AND s.user_id = $2
+       LEFT JOIN flashcard_states s ON s.card_id = f.id AND ${orgEq(1, 's')} AND s.user_id = $2
        WHERE f.deck_id = $3
        ORDER BY f.position, f.created_at, f.id
        LIMIT $4 OFFSET $5`,
@@ -387,7 +398,7 @@ export class FlashcardsRepository {
     const rows = await db(this.dataSource, tx).query<{ card: CardRow; state: StateRow | null }[]>(
       `SELECT to_jsonb(f) AS card, CASE WHEN s.card_id IS NULL THEN NULL ELSE to_jsonb(s) END AS state
        FROM flashcards f
-       LEFT JOIN flashcard_states s ON s.card_id = f.id AND s.organization_id = $1 AND s.user_id = $2
+       LEFT JOIN flashcard_states s ON s.card_id = f.id AND ${orgEq(1, 's')} AND s.user_id = $2
        WHERE f.id = ANY($3::uuid[])`,
       [organizationId, userId, ids],
     );
@@ -421,20 +432,20 @@ export class FlashcardsRepository {
     const [due, counts, firstToday] = await Promise.all([
       manager.query<{ card_id: string }[]>(
         `SELECT card_id FROM flashcard_states
-         WHERE organization_id = $1 AND user_id = $2 AND due_at <= $3 AND deck_id = ANY($4::uuid[])
+         WHERE ${orgEq(1)} AND user_id = $2 AND due_at <= $3 AND deck_id = ANY($4::uuid[])
          ORDER BY due_at, card_id
          LIMIT $5`,
         [organizationId, userId, now, ids, limit],
       ),
       manager.query<{ deck_id: string; reviewed: number; due: number }[]>(
         `SELECT deck_id, count(*)::int AS reviewed, count(*) FILTER (WHERE due_at <= $3)::int AS due
-         FROM flashcard_states WHERE organization_id = $1 AND user_id = $2 AND deck_id = ANY($4::uuid[])
+         FROM flashcard_states WHERE ${orgEq(1)} AND user_id = $2 AND deck_id = ANY($4::uuid[])
          GROUP BY deck_id`,
         [organizationId, userId, now, ids],
       ),
       manager.query<{ n: number }[]>(
         `SELECT count(*)::int AS n FROM flashcard_states
-         WHERE organization_id = $1 AND user_id = $2 AND first_review_on = $3::date`,
+         WHERE ${orgEq(1)} AND user_id = $2 AND first_review_on = $3::date`,
         [organizationId, userId, today],
       ),
     ]);
@@ -449,7 +460,7 @@ export class FlashcardsRepository {
       const rows = await manager.query<{ id: string }[]>(
         `SELECT f.id FROM flashcards f
          WHERE f.deck_id = $3 AND NOT EXISTS (SELECT 1 FROM flashcard_states s
-           WHERE s.organization_id = $1 AND s.user_id = $2 AND s.card_id = f.id)
+           WHERE ${orgEq(1, 's')} AND s.user_id = $2 AND s.card_id = f.id)
          ORDER BY f.position, f.id
          LIMIT $4`,
         [organizationId, userId, deck.id, wanted],
@@ -475,7 +486,7 @@ export class FlashcardsRepository {
 
   async reviewByClientId(userId: string, clientReviewId: string, tx?: Tx): Promise<ReviewRow | null> {
     const rows = await db(this.dataSource, tx).query<ReviewRow[]>(
-      `SELECT id, card_id, grade, scheduler, reviewed_at, state_after FROM flashcard_reviews
+      `${tenancyExempt('person-across-organizations')} SELECT id, card_id, grade, scheduler, reviewed_at, state_after FROM flashcard_reviews
        WHERE user_id = $1 AND client_review_id = $2`,
       [userId, clientReviewId],
     );
@@ -485,7 +496,7 @@ export class FlashcardsRepository {
   async lockState(organizationId: string, userId: string, cardId: string, tx: Tx): Promise<StateRow | null> {
     const rows = await tx.manager.query<StateRow[]>(
       `SELECT ${STATE_COLUMNS} FROM flashcard_states s
-       WHERE s.organization_id = $1 AND s.user_id = $2 AND s.card_id = $3 FOR UPDATE`,
+       WHERE ${orgEq(1, 's')} AND s.user_id = $2 AND s.card_id = $3 FOR UPDATE`,
       [organizationId, userId, cardId],
     );
     return rows[0] ?? null;
@@ -566,7 +577,7 @@ export class FlashcardsRepository {
   ): Promise<LogEntry[]> {
     if (cards.length === 0) return [];
     return tx.manager.query(
-      `SELECT r.organization_id, r.card_id, r.grade, r.reviewed_at FROM flashcard_reviews r
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT r.organization_id, r.card_id, r.grade, r.reviewed_at FROM flashcard_reviews r
        JOIN unnest($2::uuid[], $3::uuid[]) AS c(organization_id, card_id)
          ON r.organization_id = c.organization_id AND r.card_id = c.card_id
        WHERE r.user_id = $1 ORDER BY r.organization_id, r.card_id, r.reviewed_at, r.id`,
@@ -582,7 +593,7 @@ export class FlashcardsRepository {
     tx: Tx,
   ): Promise<StateRow[]> {
     return tx.manager.query<StateRow[]>(
-      `SELECT ${STATE_COLUMNS} FROM flashcard_states s
+      `${tenancyExempt('person-across-organizations')} SELECT ${STATE_COLUMNS} FROM flashcard_states s
        WHERE s.user_id = $1 AND ($2::uuid IS NULL OR (s.organization_id, s.card_id) > ($2::uuid, $3::uuid))
        ORDER BY s.organization_id, s.card_id LIMIT $4`,
       [userId, after?.organization_id ?? null, after?.card_id ?? null, limit],
@@ -591,7 +602,7 @@ export class FlashcardsRepository {
 
   async countStates(userId: string, tx: Tx): Promise<number> {
     const rows = await tx.manager.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM flashcard_states WHERE user_id = $1`,
+      `${tenancyExempt('person-across-organizations')} SELECT count(*)::int AS n FROM flashcard_states WHERE user_id = $1`,
       [userId],
     );
     return rows[0]?.n ?? 0;

@@ -4,6 +4,7 @@ import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { EndReason, GameMode } from './game-rules';
 import type { PoolQuestion } from './question-pool.service';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export type GameStatus = 'in_progress' | 'finished' | 'abandoned';
 
@@ -102,7 +103,7 @@ export class GamesRepository {
   /** The draw's entry for question `number` (1-based), or null past its end. */
   async orderEntry(gameId: string, number: number, tx: Tx): Promise<QuestionRef | null> {
     const rows = await tx.manager.query<{ ref: QuestionRef | null }[]>(
-      `SELECT question_order -> ($2::int - 1) AS ref FROM games WHERE id = $1`,
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT question_order -> ($2::int - 1) AS ref FROM games WHERE id = $1`,
       [gameId, number],
     );
     return rows[0]?.ref ?? null;
@@ -110,7 +111,7 @@ export class GamesRepository {
 
   async find(organizationId: string, id: string, tx?: Tx): Promise<GameRow | null> {
     const rows = await db(this.dataSource, tx).query<GameRow[]>(
-      `SELECT ${GAME_COLUMNS} FROM games WHERE organization_id = $1 AND id = $2`,
+      `SELECT ${GAME_COLUMNS} FROM games WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -118,7 +119,7 @@ export class GamesRepository {
 
   async lock(organizationId: string, id: string, tx: Tx): Promise<GameRow | null> {
     const rows = await tx.manager.query<GameRow[]>(
-      `SELECT ${GAME_COLUMNS} FROM games WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
+      `SELECT ${GAME_COLUMNS} FROM games WHERE ${orgEq(1)} AND id = $2 FOR UPDATE`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -126,7 +127,7 @@ export class GamesRepository {
 
   async inProgressOf(organizationId: string, userId: string, tx?: Tx): Promise<GameRow | null> {
     const rows = await db(this.dataSource, tx).query<GameRow[]>(
-      `SELECT ${GAME_COLUMNS} FROM games WHERE organization_id = $1 AND user_id = $2 AND status = 'in_progress'`,
+      `SELECT ${GAME_COLUMNS} FROM games WHERE ${orgEq(1)} AND user_id = $2 AND status = 'in_progress'`,
       [organizationId, userId],
     );
     return rows[0] ?? null;
@@ -188,7 +189,7 @@ export class GamesRepository {
 
   async update(game: GameRow, tx: Tx): Promise<void> {
     await tx.manager.query(
-      `UPDATE games SET status = $2, score = $3, lives = $4, questions_answered = $5, correct_answers = $6,
+      `${tenancyExempt('by-key-after-scoped-read')} UPDATE games SET status = $2, score = $3, lives = $4, questions_answered = $5, correct_answers = $6,
          touched_at = $7, finished_at = $8, end_reason = $9
        WHERE id = $1`,
       [
@@ -212,7 +213,7 @@ export class GamesRepository {
     page: { limit: number; offset: number },
   ): Promise<{ rows: GameRow[]; total: number }> {
     const params = [organizationId, userId, filter.mode ?? null, filter.status ?? null];
-    const where = `organization_id = $1 AND user_id = $2 AND ($3::text IS NULL OR mode = $3) AND ($4::text IS NULL OR status = $4)`;
+    const where = `${orgEq(1)} AND user_id = $2 AND ($3::text IS NULL OR mode = $3) AND ($4::text IS NULL OR status = $4)`;
     const [rows, total] = await Promise.all([
       this.dataSource.query<GameRow[]>(
         `SELECT ${GAME_COLUMNS} FROM games WHERE ${where} ORDER BY started_at DESC, id LIMIT $5 OFFSET $6`,
@@ -226,7 +227,7 @@ export class GamesRepository {
   /** Games in progress nobody touched since `before` (the schedule abandons them). */
   async idle(before: Date, limit: number): Promise<{ organization_id: string; id: string }[]> {
     return this.dataSource.query(
-      `SELECT organization_id, id FROM games WHERE status = 'in_progress' AND touched_at <= $1
+      `${tenancyExempt('cross-organization-job')} SELECT organization_id, id FROM games WHERE status = 'in_progress' AND touched_at <= $1
        ORDER BY touched_at LIMIT $2`,
       [before, limit],
     );
@@ -243,7 +244,7 @@ export class GamesRepository {
   ): Promise<{ rows: BoardRow[]; total: number; me: BoardRow | null }> {
     const ranked = `WITH best AS (
         SELECT user_id, max(score) AS best FROM games
-        WHERE organization_id = $1 AND mode = $2 AND status = 'finished'
+        WHERE ${orgEq(1)} AND mode = $2 AND status = 'finished'
           AND ($3::timestamptz IS NULL OR finished_at >= $3) AND ($4::timestamptz IS NULL OR finished_at < $4)
         GROUP BY user_id),
       ranked AS (SELECT user_id, best, (rank() OVER (ORDER BY best DESC))::int AS rank FROM best)`;

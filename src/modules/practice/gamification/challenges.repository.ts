@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { ChallengeMetric } from './dto/challenge.dto';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface ChallengeRow {
   id: string;
@@ -36,24 +37,21 @@ export class ChallengesRepository {
 
   async find(organizationId: string, id: string, tx?: Tx): Promise<ChallengeRow | null> {
     const rows = await db(this.dataSource, tx).query<ChallengeRow[]>(
-      `SELECT ${COLUMNS} FROM challenges c WHERE c.organization_id = $1 AND c.id = $2`,
+      `SELECT ${COLUMNS} FROM challenges c WHERE ${orgEq(1, 'c')} AND c.id = $2`,
       [organizationId, id],
     );
     return rows[0] ?? null;
   }
 
   async lock(organizationId: string, id: string, tx: Tx): Promise<ChallengeRow | null> {
-    await tx.manager.query(`SELECT 1 FROM challenges WHERE organization_id = $1 AND id = $2 FOR UPDATE`, [
-      organizationId,
-      id,
-    ]);
+    await tx.manager.query(`SELECT 1 FROM challenges WHERE ${orgEq(1)} AND id = $2 FOR UPDATE`, [organizationId, id]);
     return this.find(organizationId, id, tx);
   }
 
   async countOpen(organizationId: string, now: Date, tx: Tx): Promise<number> {
     await tx.manager.query(`SELECT pg_advisory_xact_lock(hashtextextended('challenges:' || $1, 0))`, [organizationId]);
     const rows = await tx.manager.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM challenges WHERE organization_id = $1 AND ends_at > $2`,
+      `SELECT count(*)::int AS n FROM challenges WHERE ${orgEq(1)} AND ends_at > $2`,
       [organizationId, now],
     );
     return rows[0].n;
@@ -84,15 +82,14 @@ export class ChallengesRepository {
     const keys = Object.keys(v) as (keyof ChallengeRow)[];
     if (keys.length === 0) return;
     const sets = keys.map((k, i) => `${k} = $${i + 2}`);
-    await tx.manager.query(`UPDATE challenges SET ${sets.join(', ')}, updated_at = $${keys.length + 2} WHERE id = $1`, [
-      id,
-      ...keys.map((k) => v[k]),
-      now,
-    ]);
+    await tx.manager.query(
+      `${tenancyExempt('by-key-after-scoped-read')} UPDATE challenges SET ${sets.join(', ')}, updated_at = $${keys.length + 2} WHERE id = $1`,
+      [id, ...keys.map((k) => v[k]), now],
+    );
   }
 
   async delete(id: string, tx: Tx): Promise<void> {
-    await tx.manager.query(`DELETE FROM challenges WHERE id = $1`, [id]);
+    await tx.manager.query(`${tenancyExempt('by-key-after-scoped-read')} DELETE FROM challenges WHERE id = $1`, [id]);
   }
 
   /**
@@ -107,7 +104,7 @@ export class ChallengesRepository {
     limit: number,
     offset: number,
   ): Promise<{ rows: ChallengeRow[]; total: number }> {
-    const where = `c.organization_id = $1 AND ($2::uuid[] IS NULL OR c.cohort_id IS NULL OR c.cohort_id = ANY($2::uuid[]))
+    const where = `${orgEq(1, 'c')} AND ($2::uuid[] IS NULL OR c.cohort_id IS NULL OR c.cohort_id = ANY($2::uuid[]))
       AND (CASE WHEN $3::text IS NULL THEN true
                 WHEN $3 = 'upcoming' THEN c.starts_at > $4
                 WHEN $3 = 'active' THEN c.starts_at <= $4 AND c.ends_at > $4
@@ -126,7 +123,7 @@ export class ChallengesRepository {
   async joinedAmong(userId: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await this.dataSource.query<{ challenge_id: string }[]>(
-      `SELECT challenge_id FROM challenge_participants WHERE user_id = $1 AND challenge_id = ANY($2::uuid[])`,
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT challenge_id FROM challenge_participants WHERE user_id = $1 AND challenge_id = ANY($2::uuid[])`,
       [userId, ids],
     );
     return new Set(rows.map((r) => r.challenge_id));
@@ -144,7 +141,7 @@ export class ChallengesRepository {
 
   async leave(challengeId: string, userId: string, tx: Tx): Promise<boolean> {
     const [, count] = await tx.manager.query<[unknown[], number]>(
-      `DELETE FROM challenge_participants WHERE challenge_id = $1 AND user_id = $2`,
+      `${tenancyExempt('by-key-after-scoped-read')} DELETE FROM challenge_participants WHERE challenge_id = $1 AND user_id = $2`,
       [challengeId, userId],
     );
     return count > 0;
@@ -160,7 +157,7 @@ export class ChallengesRepository {
              AND f.kind = $5 AND f.occurred_at >= $2 AND f.occurred_at < $3 AND ($4::uuid IS NULL OR f.course_id = $4))`;
     const kind = c.metric === 'lessons_completed' ? 'lesson' : c.metric === 'flashcard_reviews' ? 'review' : 'duel_win';
     return db(this.dataSource, tx).query<StandingRow[]>(
-      `SELECT user_id, value, (rank() OVER (ORDER BY value DESC))::int AS rank FROM (
+      `${tenancyExempt('by-key-after-scoped-read')} SELECT user_id, value, (rank() OVER (ORDER BY value DESC))::int AS rank FROM (
          SELECT p.user_id, ${value}::int AS value FROM challenge_participants p WHERE p.challenge_id = $1) s
        ORDER BY value DESC, user_id`,
       c.metric === 'xp' ? [c.id, c.starts_at, until] : [c.id, c.starts_at, until, c.course_id, kind],
@@ -177,7 +174,7 @@ export class ChallengesRepository {
   /** Marks the challenge finished; false when another process did it first. */
   async markFinished(id: string, now: Date, tx: Tx): Promise<boolean> {
     const [, count] = await tx.manager.query<[unknown[], number]>(
-      `UPDATE challenges SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL`,
+      `${tenancyExempt('by-key-after-scoped-read')} UPDATE challenges SET finished_at = $2 WHERE id = $1 AND finished_at IS NULL`,
       [id, now],
     );
     return count > 0;
@@ -195,7 +192,7 @@ export class ChallengesRepository {
   /** Challenges past their end and not finished yet. */
   async due(now: Date, limit: number): Promise<{ id: string; organization_id: string }[]> {
     return this.dataSource.query(
-      `SELECT id, organization_id FROM challenges WHERE finished_at IS NULL AND ends_at <= $1 ORDER BY ends_at LIMIT $2`,
+      `${tenancyExempt('cross-organization-job')} SELECT id, organization_id FROM challenges WHERE finished_at IS NULL AND ends_at <= $1 ORDER BY ends_at LIMIT $2`,
       [now, limit],
     );
   }

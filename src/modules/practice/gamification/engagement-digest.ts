@@ -4,6 +4,7 @@ import { EngagementDigest, type WeeklySummary } from '@/core/ports/engagement-di
 import { addDays, isoWeekBounds, localDate } from '@/core/time/local-time';
 import { LedgerRepository } from './ledger.repository';
 import { StreaksService } from './streaks.service';
+import { tenancyExempt } from '@/core/database/tenancy';
 
 /**
  * The engagement figures the notifications area sends (extensions-v2 13.1): who needs a streak reminder and the
@@ -34,7 +35,7 @@ export class EngagementDigestOfGamification extends EngagementDigest {
     const last = addDays(first, 6);
     const fourWeeksFrom = addDays(first, -21);
     const active = await this.dataSource.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM activity_days WHERE user_id = $1 AND active AND local_date BETWEEN $2 AND $3`,
+      `${tenancyExempt('person-across-organizations')} SELECT count(*)::int AS n FROM activity_days WHERE user_id = $1 AND active AND local_date BETWEEN $2 AND $3`,
       [userId, fourWeeksFrom, last],
     );
     if (active[0].n === 0) return null;
@@ -42,7 +43,7 @@ export class EngagementDigestOfGamification extends EngagementDigest {
       { organization_id: string; xp: number; lessons_completed: number; reviews: number; courses_in_progress: number }[]
     >(
       // Enrollments are the progress area's (read-only): courses not completed with activity in the 4 weeks.
-      `SELECT m.organization_id,
+      `${tenancyExempt('person-across-organizations')} SELECT m.organization_id,
          coalesce(sum(a.xp), 0)::int AS xp, coalesce(sum(a.lessons_completed), 0)::int AS lessons_completed,
          coalesce(sum(a.reviews), 0)::int AS reviews,
          (SELECT count(*) FROM enrollments e WHERE e.organization_id = m.organization_id AND e.user_id = m.user_id

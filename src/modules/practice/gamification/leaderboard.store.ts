@@ -7,6 +7,7 @@ import { REDIS } from '@/core/redis/redis.module';
 import { RedisScript } from '@/core/redis/redis-script';
 import { isoWeekKey, monthKey } from '@/core/time/local-time';
 import type { LedgerRow } from './ledger.repository';
+import { orgEq } from '@/core/database/tenancy';
 
 /** One leaderboard: an organization's period (`2026-W48`, `2026-11` or `all`) with its bounds. */
 export interface BoardWindow {
@@ -84,17 +85,17 @@ export class LedgerBoards {
   private source(w: BoardWindow, cohortId: string | null): { sql: string; params: unknown[] } {
     const params: unknown[] = [w.organizationId];
     const cohort = cohortId
-      ? `AND user_id IN (SELECT user_id FROM cohort_members WHERE organization_id = $1 AND cohort_id = $${params.push(cohortId)})`
+      ? `AND user_id IN (SELECT user_id FROM cohort_members WHERE ${orgEq(1)} AND cohort_id = $${params.push(cohortId)})`
       : '';
     if (w.start === null)
       return {
-        sql: `SELECT user_id, xp::int AS xp FROM xp_totals WHERE organization_id = $1 AND xp > 0 ${cohort}`,
+        sql: `SELECT user_id, xp::int AS xp FROM xp_totals WHERE ${orgEq(1)} AND xp > 0 ${cohort}`,
         params,
       };
     const start = `$${params.push(w.start)}`;
     const end = w.end ? `AND created_at < $${params.push(w.end)}` : '';
     return {
-      sql: `SELECT user_id, sum(amount)::int AS xp FROM xp_ledger WHERE organization_id = $1 AND created_at >= ${start} ${end} ${cohort}
+      sql: `SELECT user_id, sum(amount)::int AS xp FROM xp_ledger WHERE ${orgEq(1)} AND created_at >= ${start} ${end} ${cohort}
             GROUP BY user_id`,
       params,
     };

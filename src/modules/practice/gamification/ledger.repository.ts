@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { CountedFact, XpSource } from './xp-rules';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface LedgerInsert {
   organizationId: string;
@@ -68,7 +69,7 @@ export class LedgerRepository {
   /** Every organization with XP, for a rebuild of all leaderboards. */
   async organizationsWithXp(): Promise<string[]> {
     const rows = await this.dataSource.query<{ organization_id: string }[]>(
-      `SELECT DISTINCT organization_id FROM xp_totals ORDER BY organization_id`,
+      `${tenancyExempt('cross-organization-job')} SELECT DISTINCT organization_id FROM xp_totals ORDER BY organization_id`,
     );
     return rows.map((r) => r.organization_id);
   }
@@ -97,7 +98,7 @@ export class LedgerRepository {
   async existingKeys(candidates: readonly LedgerInsert[], tx: Tx): Promise<Set<string>> {
     if (candidates.length === 0) return new Set();
     const rows = await tx.manager.query<{ k: string }[]>(
-      `SELECT l.organization_id || '|' || l.user_id || '|' || l.source || ':' || l.source_id AS k
+      `${tenancyExempt('cross-organization-job')} SELECT l.organization_id || '|' || l.user_id || '|' || l.source || ':' || l.source_id AS k
        FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[]) AS c(organization_id, user_id, source, source_id)
        JOIN xp_ledger l ON l.organization_id = c.organization_id AND l.user_id = c.user_id
          AND l.source = c.source AND l.source_id = c.source_id`,
@@ -124,7 +125,7 @@ export class LedgerRepository {
       lockKeys,
     ]);
     const rows = await tx.manager.query<{ k: string; total: number }[]>(
-      `SELECT c.organization_id || '|' || c.user_id || '|' || c.local_date || '|' || c.source AS k,
+      `${tenancyExempt('cross-organization-job')} SELECT c.organization_id || '|' || c.user_id || '|' || c.local_date || '|' || c.source AS k,
          coalesce((SELECT sum(l.amount) FROM xp_ledger l WHERE l.organization_id = c.organization_id
            AND l.user_id = c.user_id AND l.local_date = c.local_date AND l.source = c.source), 0)::int AS total
        FROM (SELECT DISTINCT * FROM unnest($1::uuid[], $2::uuid[], $3::date[], $4::text[])
@@ -143,7 +144,7 @@ export class LedgerRepository {
   async insert(rows: readonly LedgerInsert[], now: Date, tx: Tx): Promise<LedgerRow[]> {
     if (rows.length === 0) return [];
     return tx.manager.query<LedgerRow[]>(
-      `INSERT INTO xp_ledger (organization_id, user_id, source, source_id, amount, local_date, occurred_at, created_at)
+      `${tenancyExempt('cross-organization-job')} INSERT INTO xp_ledger (organization_id, user_id, source, source_id, amount, local_date, occurred_at, created_at)
        SELECT c.organization_id, c.user_id, c.source, c.source_id, c.amount, c.local_date, c.occurred_at, $8
        FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::int[], $6::date[], $7::timestamptz[])
          AS c(organization_id, user_id, source, source_id, amount, local_date, occurred_at)
@@ -186,7 +187,7 @@ export class LedgerRepository {
   async setLevels(rows: readonly { organizationId: string; userId: string; level: number }[], tx: Tx): Promise<void> {
     if (rows.length === 0) return;
     await tx.manager.query(
-      `UPDATE xp_totals t SET level = c.level
+      `${tenancyExempt('cross-organization-job')} UPDATE xp_totals t SET level = c.level
        FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS c(organization_id, user_id, level)
        WHERE t.organization_id = c.organization_id AND t.user_id = c.user_id`,
       [rows.map((r) => r.organizationId), rows.map((r) => r.userId), rows.map((r) => r.level)],
@@ -221,7 +222,7 @@ export class LedgerRepository {
   async addFacts(facts: readonly CountedFact[], tx: Tx): Promise<void> {
     if (facts.length === 0) return;
     await tx.manager.query(
-      `INSERT INTO engagement_facts (organization_id, user_id, kind, subject_id, course_id, occurred_at)
+      `${tenancyExempt('cross-organization-job')} INSERT INTO engagement_facts (organization_id, user_id, kind, subject_id, course_id, occurred_at)
        SELECT c.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::timestamptz[])
          AS c(organization_id, user_id, kind, subject_id, course_id, occurred_at)
        WHERE EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = c.organization_id AND m.user_id = c.user_id)
@@ -244,7 +245,7 @@ export class LedgerRepository {
   ): Promise<{ organization_id: string; user_id: string; courses: number; reviews: number; duels_won: number }[]> {
     if (members.length === 0) return [];
     return tx.manager.query(
-      `SELECT c.organization_id, c.user_id,
+      `${tenancyExempt('cross-organization-job')} SELECT c.organization_id, c.user_id,
          (SELECT count(*) FROM xp_ledger l WHERE l.organization_id = c.organization_id AND l.user_id = c.user_id
            AND l.source = 'course')::int AS courses,
          coalesce((SELECT sum(a.reviews) FROM activity_days a WHERE a.organization_id = c.organization_id
@@ -260,7 +261,7 @@ export class LedgerRepository {
   async awardBadges(badges: readonly BadgeInsert[], now: Date, tx: Tx): Promise<BadgeInsert[]> {
     if (badges.length === 0) return [];
     const rows = await tx.manager.query<{ organization_id: string; user_id: string; code: string }[]>(
-      `INSERT INTO badge_awards (organization_id, user_id, code, kind, name, icon, awarded_at)
+      `${tenancyExempt('cross-organization-job')} INSERT INTO badge_awards (organization_id, user_id, code, kind, name, icon, awarded_at)
        SELECT DISTINCT c.organization_id, c.user_id, c.code, 'system', c.code, c.code, $4::timestamptz
        FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS c(organization_id, user_id, code)
        WHERE EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = c.organization_id AND m.user_id = c.user_id)
@@ -274,7 +275,7 @@ export class LedgerRepository {
   async existingBadges(badges: readonly BadgeInsert[], tx: Tx): Promise<BadgeInsert[]> {
     if (badges.length === 0) return [];
     const rows = await tx.manager.query<{ organization_id: string; user_id: string; code: string }[]>(
-      `SELECT DISTINCT b.organization_id, b.user_id, b.code
+      `${tenancyExempt('cross-organization-job')} SELECT DISTINCT b.organization_id, b.user_id, b.code
        FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS c(organization_id, user_id, code)
        JOIN badge_awards b ON b.organization_id = c.organization_id AND b.user_id = c.user_id AND b.code = c.code`,
       [badges.map((b) => b.organizationId), badges.map((b) => b.userId), badges.map((b) => b.code)],
@@ -286,7 +287,7 @@ export class LedgerRepository {
 
   async total(organizationId: string, userId: string, tx?: Tx): Promise<number> {
     const rows = await db(this.dataSource, tx).query<{ xp: string }[]>(
-      `SELECT xp FROM xp_totals WHERE organization_id = $1 AND user_id = $2`,
+      `SELECT xp FROM xp_totals WHERE ${orgEq(1)} AND user_id = $2`,
       [organizationId, userId],
     );
     return rows.length ? Number(rows[0].xp) : 0;
@@ -296,7 +297,7 @@ export class LedgerRepository {
   async xpBetween(organizationId: string, userId: string, from: Date, to: Date | null): Promise<number> {
     const rows = await this.dataSource.query<{ xp: number }[]>(
       `SELECT coalesce(sum(amount), 0)::int AS xp FROM xp_ledger
-       WHERE organization_id = $1 AND user_id = $2 AND created_at >= $3 AND ($4::timestamptz IS NULL OR created_at < $4)`,
+       WHERE ${orgEq(1)} AND user_id = $2 AND created_at >= $3 AND ($4::timestamptz IS NULL OR created_at < $4)`,
       [organizationId, userId, from, to],
     );
     return rows[0].xp;
@@ -306,7 +307,7 @@ export class LedgerRepository {
   async xpOnDate(userId: string, date: string, organizationId: string | null): Promise<number> {
     const rows = await this.dataSource.query<{ xp: number }[]>(
       `SELECT coalesce(sum(xp), 0)::int AS xp FROM activity_days
-       WHERE user_id = $1 AND local_date = $2 AND ($3::uuid IS NULL OR organization_id = $3)`,
+       WHERE user_id = $1 AND local_date = $2 AND ($3::uuid IS NULL OR ${orgEq(3)})`,
       [userId, date, organizationId],
     );
     return rows[0].xp;
@@ -331,12 +332,12 @@ export class LedgerRepository {
              WHEN 'exam_pass' THEN (SELECT title FROM exams WHERE id::text = l.source_id)
              WHEN 'challenge' THEN (SELECT title FROM challenges WHERE id::text = l.source_id)
              ELSE NULL END AS subject
-         FROM xp_ledger l WHERE l.organization_id = $1 AND l.user_id = $2
+         FROM xp_ledger l WHERE ${orgEq(1, 'l')} AND l.user_id = $2
          ORDER BY l.created_at DESC, l.id DESC LIMIT $3 OFFSET $4`,
         [organizationId, userId, limit, offset],
       ),
       this.dataSource.query<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM xp_ledger WHERE organization_id = $1 AND user_id = $2`,
+        `SELECT count(*)::int AS n FROM xp_ledger WHERE ${orgEq(1)} AND user_id = $2`,
         [organizationId, userId],
       ),
     ]);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
+import { orgEq } from '@/core/database/tenancy';
 
 export interface EarnedBadge {
   code: string;
@@ -41,7 +42,7 @@ export class RewardsRepository {
     return this.dataSource.query(
       `SELECT b.code, b.kind, b.name, b.icon, b.awarded_at,
          (SELECT title FROM learning_paths p WHERE p.id = b.path_id) AS path_title
-       FROM badge_awards b WHERE b.organization_id = $1 AND b.user_id = $2 AND b.code IS NOT NULL
+       FROM badge_awards b WHERE ${orgEq(1, 'b')} AND b.user_id = $2 AND b.code IS NOT NULL
        ORDER BY b.awarded_at DESC, b.code`,
       [organizationId, userId],
     );
@@ -51,12 +52,12 @@ export class RewardsRepository {
   async counts(organizationId: string, userId: string): Promise<MemberCounts> {
     const [row] = await this.dataSource.query<MemberCounts[]>(
       `SELECT
-         coalesce((SELECT sum(lessons_completed) FROM activity_days WHERE organization_id = $1 AND user_id = $2), 0)::int AS lessons,
-         (SELECT count(*) FROM xp_ledger WHERE organization_id = $1 AND user_id = $2 AND source = 'course')::int AS courses,
-         (SELECT count(*) FROM xp_ledger WHERE organization_id = $1 AND user_id = $2 AND source = 'exam_pass')::int AS exams,
-         coalesce((SELECT sum(reviews) FROM activity_days WHERE organization_id = $1 AND user_id = $2), 0)::int AS reviews,
-         coalesce((SELECT sum(duels_won) FROM activity_days WHERE organization_id = $1 AND user_id = $2), 0)::int AS duels_won,
-         coalesce((SELECT xp FROM xp_totals WHERE organization_id = $1 AND user_id = $2), 0)::int AS xp`,
+         coalesce((SELECT sum(lessons_completed) FROM activity_days WHERE ${orgEq(1)} AND user_id = $2), 0)::int AS lessons,
+         (SELECT count(*) FROM xp_ledger WHERE ${orgEq(1)} AND user_id = $2 AND source = 'course')::int AS courses,
+         (SELECT count(*) FROM xp_ledger WHERE ${orgEq(1)} AND user_id = $2 AND source = 'exam_pass')::int AS exams,
+         coalesce((SELECT sum(reviews) FROM activity_days WHERE ${orgEq(1)} AND user_id = $2), 0)::int AS reviews,
+         coalesce((SELECT sum(duels_won) FROM activity_days WHERE ${orgEq(1)} AND user_id = $2), 0)::int AS duels_won,
+         coalesce((SELECT xp FROM xp_totals WHERE ${orgEq(1)} AND user_id = $2), 0)::int AS xp`,
       [organizationId, userId],
     );
     return row;
@@ -64,7 +65,7 @@ export class RewardsRepository {
 
   async currentTitle(organizationId: string, userId: string): Promise<string | null> {
     const rows = await this.dataSource.query<{ code: string }[]>(
-      `SELECT code FROM member_titles WHERE organization_id = $1 AND user_id = $2`,
+      `SELECT code FROM member_titles WHERE ${orgEq(1)} AND user_id = $2`,
       [organizationId, userId],
     );
     return rows[0]?.code ?? null;
@@ -72,7 +73,7 @@ export class RewardsRepository {
 
   async setTitle(organizationId: string, userId: string, code: string | null, now: Date): Promise<void> {
     if (code === null) {
-      await this.dataSource.query(`DELETE FROM member_titles WHERE organization_id = $1 AND user_id = $2`, [
+      await this.dataSource.query(`DELETE FROM member_titles WHERE ${orgEq(1)} AND user_id = $2`, [
         organizationId,
         userId,
       ]);
@@ -88,7 +89,7 @@ export class RewardsRepository {
   async claimedMissions(organizationId: string, userId: string, ids: readonly string[]): Promise<Set<string>> {
     if (ids.length === 0) return new Set();
     const rows = await this.dataSource.query<{ mission_id: string }[]>(
-      `SELECT mission_id FROM mission_claims WHERE organization_id = $1 AND user_id = $2 AND mission_id = ANY($3::text[])`,
+      `SELECT mission_id FROM mission_claims WHERE ${orgEq(1)} AND user_id = $2 AND mission_id = ANY($3::text[])`,
       [organizationId, userId, ids],
     );
     return new Set(rows.map((r) => r.mission_id));
@@ -119,7 +120,7 @@ export class RewardsRepository {
   ): Promise<Map<string, number>> {
     const rows = await db(this.dataSource, tx).query<{ d: string; consecutive_days: number }[]>(
       `SELECT to_char(local_date, 'YYYY-MM-DD') AS d, consecutive_days FROM daily_reward_claims
-       WHERE organization_id = $1 AND user_id = $2 AND local_date = ANY($3::date[])`,
+       WHERE ${orgEq(1)} AND user_id = $2 AND local_date = ANY($3::date[])`,
       [organizationId, userId, dates],
     );
     return new Map(rows.map((r) => [r.d, r.consecutive_days]));

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import { EMPTY_STREAK, type StreakState } from './streak-rules';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 interface StreakRow {
   run_count: number;
@@ -156,7 +157,7 @@ export class StreaksRepository {
     const out = new Map<string, Set<string>>(entries.map((e) => [e.userId, new Set<string>()]));
     if (entries.length === 0) return out;
     const rows = await tx.manager.query<{ user_id: string; d: string }[]>(
-      `SELECT DISTINCT a.user_id, to_char(a.local_date, 'YYYY-MM-DD') AS d
+      `${tenancyExempt('cross-organization-job')} SELECT DISTINCT a.user_id, to_char(a.local_date, 'YYYY-MM-DD') AS d
        FROM unnest($1::uuid[], $2::date[]) AS p(user_id, from_date)
        JOIN activity_days a ON a.user_id = p.user_id AND a.active AND (p.from_date IS NULL OR a.local_date >= p.from_date)`,
       [entries.map((e) => e.userId), entries.map((e) => e.from)],
@@ -168,7 +169,7 @@ export class StreaksRepository {
   /** Active local dates of the person (any organization) from `from` on. */
   async activeDates(userId: string, from: string | null, tx?: Tx): Promise<Set<string>> {
     const rows = await db(this.dataSource, tx).query<{ d: string }[]>(
-      `SELECT DISTINCT to_char(local_date, 'YYYY-MM-DD') AS d FROM activity_days
+      `${tenancyExempt('person-across-organizations')} SELECT DISTINCT to_char(local_date, 'YYYY-MM-DD') AS d FROM activity_days
        WHERE user_id = $1 AND active AND ($2::date IS NULL OR local_date >= $2)`,
       [userId, from],
     );
@@ -197,7 +198,7 @@ export class StreaksRepository {
          coalesce(a.reviews, 0) AS reviews, coalesce(a.exams_submitted, 0) AS exams_submitted,
          coalesce(a.games_finished, 0) AS games_finished, coalesce(a.duels_finished, 0) AS duels_finished
        FROM (SELECT local_date FROM activity_days WHERE user_id = $1 AND local_date BETWEEN $2 AND $3
-               AND ($4::uuid IS NULL OR organization_id = $4) AND active
+               AND ($4::uuid IS NULL OR ${orgEq(4)}) AND active
              UNION SELECT local_date FROM streak_frozen_days WHERE user_id = $1 AND local_date BETWEEN $2 AND $3) d
        LEFT JOIN LATERAL (
          SELECT bool_or(active) AS active, sum(xp)::int AS xp, sum(lessons_completed)::int AS lessons_completed,
@@ -205,7 +206,7 @@ export class StreaksRepository {
            sum(exams_submitted)::int AS exams_submitted, sum(games_finished)::int AS games_finished,
            sum(duels_finished)::int AS duels_finished
          FROM activity_days x WHERE x.user_id = $1 AND x.local_date = d.local_date
-           AND ($4::uuid IS NULL OR x.organization_id = $4)) a ON true
+           AND ($4::uuid IS NULL OR ${orgEq(4, 'x')})) a ON true
        ORDER BY d.local_date`,
       [userId, from, to, organizationId],
     );
@@ -219,7 +220,7 @@ export class StreaksRepository {
          coalesce(sum(games_finished + duels_finished), 0)::int AS plays,
          count(DISTINCT local_date) FILTER (WHERE active)::int AS active_days
        FROM activity_days WHERE user_id = $1 AND local_date BETWEEN $2 AND $3
-         AND ($4::uuid IS NULL OR organization_id = $4)`,
+         AND ($4::uuid IS NULL OR ${orgEq(4)})`,
       [userId, from, to, organizationId],
     );
     return rows[0];

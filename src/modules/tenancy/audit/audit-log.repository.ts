@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { orgEq } from '@/core/database/tenancy';
 
 export interface AuditRow {
   id: string;
@@ -43,7 +44,7 @@ export class AuditLogRepository {
     page: { limit: number; offset: number },
   ): Promise<{ rows: AuditRow[]; total: number }> {
     const params: unknown[] = [organizationId];
-    const where = ['organization_id = $1'];
+    const where = [orgEq(1)];
     if (filter.action !== undefined) {
       params.push(filter.action);
       where.push(`action = $${params.length}`);
@@ -82,7 +83,7 @@ export class AuditLogRepository {
     if (filter.organizationId === 'none') where.push('organization_id IS NULL');
     else if (filter.organizationId) {
       params.push(filter.organizationId);
-      where.push(`organization_id = $${params.length}`);
+      where.push(orgEq(params.length));
     }
     if (filter.actorId) {
       params.push(filter.actorId);

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
+import { orgEq } from '@/core/database/tenancy';
 
 export interface CohortRow {
   id: string;
@@ -53,7 +54,7 @@ export class CohortsRepository {
 
   async findById(organizationId: string, cohortId: string, tx?: Tx): Promise<CohortRow | null> {
     const rows = await db(this.dataSource, tx).query<CohortRow[]>(
-      `SELECT ${COLUMNS} FROM cohorts WHERE organization_id = $1 AND id = $2`,
+      `SELECT ${COLUMNS} FROM cohorts WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, cohortId],
     );
     return rows[0] ?? null;
@@ -62,7 +63,7 @@ export class CohortsRepository {
   /** The cohort, locked until the transaction ends (a read-modify-write of its dates). */
   async findForUpdate(organizationId: string, cohortId: string, tx: Tx): Promise<CohortRow | null> {
     const rows = await tx.manager.query<CohortRow[]>(
-      `SELECT ${COLUMNS} FROM cohorts WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
+      `SELECT ${COLUMNS} FROM cohorts WHERE ${orgEq(1)} AND id = $2 FOR UPDATE`,
       [organizationId, cohortId],
     );
     return rows[0] ?? null;
@@ -70,7 +71,7 @@ export class CohortsRepository {
 
   async findByName(organizationId: string, name: string, tx?: Tx): Promise<CohortRow | null> {
     const rows = await db(this.dataSource, tx).query<CohortRow[]>(
-      `SELECT ${COLUMNS} FROM cohorts WHERE organization_id = $1 AND lower(name) = lower($2) ORDER BY created_at LIMIT 1`,
+      `SELECT ${COLUMNS} FROM cohorts WHERE ${orgEq(1)} AND lower(name) = lower($2) ORDER BY created_at LIMIT 1`,
       [organizationId, name],
     );
     return rows[0] ?? null;
@@ -87,7 +88,7 @@ export class CohortsRepository {
     page: { limit: number; offset: number },
   ): Promise<{ rows: CohortRow[]; total: number }> {
     const params: unknown[] = [organizationId];
-    const where = ['c.organization_id = $1'];
+    const where = [orgEq(1, 'c')];
     if (filter.teacherId) {
       params.push(filter.teacherId);
       where.push(
@@ -121,7 +122,7 @@ export class CohortsRepository {
   /** Every cohort of one institute in this organization, most recent first. */
   listByInstitute(organizationId: string, instituteId: string): Promise<CohortRow[]> {
     return this.dataSource.query<CohortRow[]>(
-      `SELECT ${COLUMNS} FROM cohorts WHERE institute_id = $1 AND organization_id = $2
+      `SELECT ${COLUMNS} FROM cohorts WHERE institute_id = $1 AND ${orgEq(2)}
        ORDER BY created_at DESC, id DESC`,
       [instituteId, organizationId],
     );
@@ -139,7 +140,7 @@ export class CohortsRepository {
   async update(organizationId: string, cohortId: string, values: CohortValues, now: Date, tx: Tx): Promise<CohortRow> {
     const [rows] = await tx.manager.query<[CohortRow[], number]>(
       `UPDATE cohorts SET name = $3, institute_id = $4, starts_on = $5, ends_on = $6, updated_at = $7
-       WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+       WHERE ${orgEq(1)} AND id = $2 RETURNING ${COLUMNS}`,
       [organizationId, cohortId, values.name, values.institute_id, values.starts_on, values.ends_on, now],
     );
     return rows[0];
@@ -148,7 +149,7 @@ export class CohortsRepository {
   /** Deletes the cohort (its member rows go with it); returns it, or null when there was none. */
   async delete(organizationId: string, cohortId: string, tx: Tx): Promise<CohortRow | null> {
     const [rows] = await tx.manager.query<[CohortRow[], number]>(
-      `DELETE FROM cohorts WHERE organization_id = $1 AND id = $2 RETURNING ${COLUMNS}`,
+      `DELETE FROM cohorts WHERE ${orgEq(1)} AND id = $2 RETURNING ${COLUMNS}`,
       [organizationId, cohortId],
     );
     return rows[0] ?? null;
@@ -161,12 +162,12 @@ export class CohortsRepository {
     const [counts, teachers] = await Promise.all([
       this.dataSource.query<{ cohort_id: string; n: number }[]>(
         `SELECT cohort_id, count(*)::int AS n FROM cohort_members
-         WHERE cohort_id = ANY($2) AND organization_id = $1 GROUP BY cohort_id`,
+         WHERE cohort_id = ANY($2) AND ${orgEq(1)} GROUP BY cohort_id`,
         [organizationId, cohortIds],
       ),
       this.dataSource.query<{ cohort_id: string; user_id: string }[]>(
         `SELECT cohort_id, user_id FROM cohort_members
-         WHERE cohort_id = ANY($2) AND organization_id = $1 AND role = 'teacher' ORDER BY added_at, user_id`,
+         WHERE cohort_id = ANY($2) AND ${orgEq(1)} AND role = 'teacher' ORDER BY added_at, user_id`,
         [organizationId, cohortIds],
       ),
     ]);
@@ -219,7 +220,7 @@ export class CohortsRepository {
     const rows = await db(this.dataSource, tx).query<(CohortRow & { given: string })[]>(
       `SELECT m.given, ${COLUMNS} FROM (
          SELECT DISTINCT ON (x.given) x.given, c.id AS cohort_id FROM unnest($2::text[]) AS x(given)
-         JOIN cohorts c ON c.organization_id = $1 AND lower(c.name) = lower(x.given)
+         JOIN cohorts c ON ${orgEq(1, 'c')} AND lower(c.name) = lower(x.given)
          ORDER BY x.given, c.created_at
        ) m JOIN cohorts ON cohorts.id = m.cohort_id`,
       [organizationId, distinct],
@@ -243,7 +244,7 @@ export class CohortsRepository {
   ): Promise<{ previousRole: CohortRole | null }> {
     const rows = await db(this.dataSource, tx).query<{ previous_role: CohortRole | null }[]>(
       `WITH prev AS (
-         SELECT role FROM cohort_members WHERE cohort_id = $1 AND user_id = $3 AND organization_id = $2
+         SELECT role FROM cohort_members WHERE cohort_id = $1 AND user_id = $3 AND ${orgEq(2)}
        )
        INSERT INTO cohort_members (cohort_id, organization_id, user_id, role, added_at) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (cohort_id, user_id) DO UPDATE SET role = EXCLUDED.role
@@ -256,7 +257,7 @@ export class CohortsRepository {
   /** Removes the person from the cohort; answers the role they had, or null when they were not in it. */
   async removeMember(organizationId: string, cohortId: string, userId: string, tx: Tx): Promise<CohortRole | null> {
     const [rows] = await tx.manager.query<[{ role: CohortRole }[], number]>(
-      `DELETE FROM cohort_members WHERE cohort_id = $2 AND user_id = $3 AND organization_id = $1 RETURNING role`,
+      `DELETE FROM cohort_members WHERE cohort_id = $2 AND user_id = $3 AND ${orgEq(1)} RETURNING role`,
       [organizationId, cohortId, userId],
     );
     return rows[0]?.role ?? null;
@@ -266,7 +267,7 @@ export class CohortsRepository {
   async removeMembers(organizationId: string, cohortId: string, userIds: readonly string[], tx: Tx): Promise<string[]> {
     if (userIds.length === 0) return [];
     const [rows] = await tx.manager.query<[{ user_id: string }[], number]>(
-      `DELETE FROM cohort_members WHERE cohort_id = $2 AND organization_id = $1 AND user_id = ANY($3::uuid[])
+      `DELETE FROM cohort_members WHERE cohort_id = $2 AND ${orgEq(1)} AND user_id = ANY($3::uuid[])
        RETURNING user_id`,
       [organizationId, cohortId, userIds],
     );
@@ -275,7 +276,7 @@ export class CohortsRepository {
 
   async cohortIdsOfMember(organizationId: string, userId: string, role?: CohortRole, tx?: Tx): Promise<string[]> {
     const rows = await db(this.dataSource, tx).query<{ cohort_id: string }[]>(
-      `SELECT cohort_id FROM cohort_members WHERE organization_id = $1 AND user_id = $2 AND ($3::text IS NULL OR role = $3)`,
+      `SELECT cohort_id FROM cohort_members WHERE ${orgEq(1)} AND user_id = $2 AND ($3::text IS NULL OR role = $3)`,
       [organizationId, userId, role ?? null],
     );
     return rows.map((r) => r.cohort_id);
@@ -290,7 +291,7 @@ export class CohortsRepository {
     if (cohortIds.length === 0 || userIds.length === 0) return [];
     const rows = await this.dataSource.query<{ user_id: string }[]>(
       `SELECT DISTINCT user_id FROM cohort_members
-       WHERE organization_id = $1 AND cohort_id = ANY($2::uuid[]) AND user_id = ANY($3::uuid[])`,
+       WHERE ${orgEq(1)} AND cohort_id = ANY($2::uuid[]) AND user_id = ANY($3::uuid[])`,
       [organizationId, cohortIds, userIds],
     );
     return rows.map((r) => r.user_id);
@@ -298,7 +299,7 @@ export class CohortsRepository {
 
   async isTeacherOf(organizationId: string, cohortId: string, userId: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM cohort_members WHERE organization_id = $1 AND cohort_id = $2 AND user_id = $3 AND role = 'teacher'`,
+      `SELECT 1 FROM cohort_members WHERE ${orgEq(1)} AND cohort_id = $2 AND user_id = $3 AND role = 'teacher'`,
       [organizationId, cohortId, userId],
     );
     return rows.length > 0;
@@ -313,7 +314,7 @@ export class CohortsRepository {
     const rows = await this.dataSource.query<{ user_id: string }[]>(
       `SELECT DISTINCT s.user_id FROM cohort_members t
        JOIN cohort_members s ON s.cohort_id = t.cohort_id AND s.organization_id = t.organization_id AND s.role = 'student'
-       WHERE t.organization_id = $1 AND t.user_id = $2 AND t.role = 'teacher' AND s.user_id = ANY($3::uuid[])`,
+       WHERE ${orgEq(1, 't')} AND t.user_id = $2 AND t.role = 'teacher' AND s.user_id = ANY($3::uuid[])`,
       [organizationId, teacherId, userIds],
     );
     return rows.map((r) => r.user_id);
@@ -323,7 +324,7 @@ export class CohortsRepository {
     const rows = await this.dataSource.query<{ user_id: string }[]>(
       `SELECT DISTINCT s.user_id FROM cohort_members t
        JOIN cohort_members s ON s.cohort_id = t.cohort_id AND s.organization_id = t.organization_id AND s.role = 'student'
-       WHERE t.organization_id = $1 AND t.user_id = $2 AND t.role = 'teacher'`,
+       WHERE ${orgEq(1, 't')} AND t.user_id = $2 AND t.role = 'teacher'`,
       [organizationId, teacherId],
     );
     return rows.map((r) => r.user_id);
@@ -332,7 +333,7 @@ export class CohortsRepository {
   /** The students of one cohort of the organization. */
   async studentIdsOf(organizationId: string, cohortId: string): Promise<string[]> {
     const rows = await this.dataSource.query<{ user_id: string }[]>(
-      `SELECT user_id FROM cohort_members WHERE organization_id = $1 AND cohort_id = $2 AND role = 'student' ORDER BY user_id`,
+      `SELECT user_id FROM cohort_members WHERE ${orgEq(1)} AND cohort_id = $2 AND role = 'student' ORDER BY user_id`,
       [organizationId, cohortId],
     );
     return rows.map((r) => r.user_id);

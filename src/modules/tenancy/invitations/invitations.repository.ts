@@ -4,6 +4,7 @@ import { db } from '@/core/database/db';
 import type { OrgRole } from '@/core/auth/tenancy';
 import type { Tx } from '@/core/database/transaction';
 import type { InvitationStatus, StoredInvitationStatus } from './invitation-rules';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface InvitationRow {
   id: string;
@@ -129,7 +130,7 @@ export class InvitationsRepository {
     if (emails.length === 0) return revoked;
     const [rows] = await tx.manager.query<[{ id: string; email: string }[], number]>(
       `UPDATE invitations SET status = 'revoked', revoked_at = $3
-       WHERE organization_id = $1 AND email = ANY($2::text[]) AND status = 'pending' RETURNING id, email`,
+       WHERE ${orgEq(1)} AND email = ANY($2::text[]) AND status = 'pending' RETURNING id, email`,
       [organizationId, emails, now],
     );
     for (const r of rows) revoked.set(r.email, [...(revoked.get(r.email) ?? []), r.id]);
@@ -150,7 +151,7 @@ export class InvitationsRepository {
   async revokePendingTo(organizationId: string, email: string, now: Date, tx: Tx): Promise<string[]> {
     const [rows] = await tx.manager.query<[{ id: string }[], number]>(
       `UPDATE invitations SET status = 'revoked', revoked_at = $3
-       WHERE organization_id = $1 AND email = $2 AND status = 'pending' RETURNING id`,
+       WHERE ${orgEq(1)} AND email = $2 AND status = 'pending' RETURNING id`,
       [organizationId, email, now],
     );
     return rows.map((r) => r.id);
@@ -158,7 +159,7 @@ export class InvitationsRepository {
 
   async findByTokenHash(tokenHash: string, tx?: Tx): Promise<InvitationRow | null> {
     const rows = await db(this.dataSource, tx).query<InvitationRow[]>(
-      `SELECT ${COLUMNS} FROM invitations WHERE token_hash = $1`,
+      `${tenancyExempt('sign-in-lookup')} SELECT ${COLUMNS} FROM invitations WHERE token_hash = $1`,
       [tokenHash],
     );
     return rows[0] ?? null;
@@ -167,7 +168,7 @@ export class InvitationsRepository {
   /** An invitation addressed to this email (an invitation to anyone else is "not found"). */
   async findByIdForEmail(id: string, email: string): Promise<InvitationRow | null> {
     const rows = await this.dataSource.query<InvitationRow[]>(
-      `SELECT ${COLUMNS} FROM invitations WHERE id = $1 AND email = $2`,
+      `${tenancyExempt('sign-in-lookup')} SELECT ${COLUMNS} FROM invitations WHERE id = $1 AND email = $2`,
       [id, email],
     );
     return rows[0] ?? null;
@@ -175,7 +176,7 @@ export class InvitationsRepository {
 
   async findInOrganization(organizationId: string, id: string, tx?: Tx): Promise<InvitationRow | null> {
     const rows = await db(this.dataSource, tx).query<InvitationRow[]>(
-      `SELECT ${COLUMNS} FROM invitations WHERE organization_id = $1 AND id = $2`,
+      `SELECT ${COLUMNS} FROM invitations WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -184,7 +185,7 @@ export class InvitationsRepository {
   /** Locks the row for the rest of the transaction (an acceptance against a concurrent revocation). */
   async lock(organizationId: string, id: string, tx: Tx): Promise<InvitationRow | null> {
     const rows = await tx.manager.query<InvitationRow[]>(
-      `SELECT ${COLUMNS} FROM invitations WHERE organization_id = $1 AND id = $2 FOR UPDATE`,
+      `SELECT ${COLUMNS} FROM invitations WHERE ${orgEq(1)} AND id = $2 FOR UPDATE`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -193,7 +194,7 @@ export class InvitationsRepository {
   async markAccepted(organizationId: string, id: string, userId: string, now: Date, tx: Tx): Promise<void> {
     await tx.manager.query(
       `UPDATE invitations SET status = 'accepted', accepted_by = $3, accepted_at = $4
-       WHERE organization_id = $1 AND id = $2 AND status = 'pending'`,
+       WHERE ${orgEq(1)} AND id = $2 AND status = 'pending'`,
       [organizationId, id, userId, now],
     );
   }
@@ -202,7 +203,7 @@ export class InvitationsRepository {
   async revoke(organizationId: string, id: string, now: Date, tx: Tx): Promise<InvitationRow | null> {
     const [rows] = await tx.manager.query<[InvitationRow[], number]>(
       `UPDATE invitations SET status = 'revoked', revoked_at = $3
-       WHERE organization_id = $1 AND id = $2 AND status = 'pending' RETURNING ${COLUMNS}`,
+       WHERE ${orgEq(1)} AND id = $2 AND status = 'pending' RETURNING ${COLUMNS}`,
       [organizationId, id, now],
     );
     return rows[0] ?? null;
@@ -215,7 +216,7 @@ export class InvitationsRepository {
   ): Promise<{ rows: InvitationRow[]; total: number }> {
     const condition = filter.status ? STATUS_CONDITION[filter.status] : 'TRUE';
     const params: unknown[] = condition.includes('$2') ? [organizationId, filter.now] : [organizationId];
-    const where = `organization_id = $1 AND ${condition}`;
+    const where = `${orgEq(1)} AND ${condition}`;
     const page = params.length + 1;
     const [rows, [count]] = await Promise.all([
       this.dataSource.query<InvitationRow[]>(
@@ -231,7 +232,7 @@ export class InvitationsRepository {
   /** Pending, unexpired invitations to this address (served by invitations_email_pending_idx). */
   pendingFor(email: string, now: Date): Promise<InvitationRow[]> {
     return this.dataSource.query<InvitationRow[]>(
-      `SELECT ${COLUMNS} FROM invitations WHERE email = $1 AND status = 'pending' AND expires_at > $2
+      `${tenancyExempt('person-across-organizations')} SELECT ${COLUMNS} FROM invitations WHERE email = $1 AND status = 'pending' AND expires_at > $2
        ORDER BY created_at DESC, id`,
       [email, now],
     );

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { ImportRow } from './import-file';
+import { orgEq } from '@/core/database/tenancy';
 
 export type ImportStatus = 'queued' | 'running' | 'completed' | 'failed';
 export type RowOutcome = 'invited' | 'added' | 'skipped' | 'failed';
@@ -37,7 +38,7 @@ const COLUMNS = 'id, organization_id, created_by, status, total, error, created_
  * The rows of the import `$1` only when it belongs to the organization `$2` (rows carry no organization of their
  * own; the import's primary key answers this).
  */
-const OF_ORGANIZATION = `EXISTS (SELECT 1 FROM member_imports i WHERE i.id = $1 AND i.organization_id = $2)`;
+const OF_ORGANIZATION = `EXISTS (SELECT 1 FROM member_imports i WHERE i.id = $1 AND ${orgEq(2, 'i')})`;
 
 /** Member imports are tenant data: every query takes the organization id and filters by it. */
 @Injectable()
@@ -68,7 +69,7 @@ export class MemberImportRepository {
 
   async find(organizationId: string, importId: string): Promise<ImportRecord | null> {
     const rows = await this.dataSource.query<ImportRecord[]>(
-      `SELECT ${COLUMNS} FROM member_imports WHERE organization_id = $1 AND id = $2`,
+      `SELECT ${COLUMNS} FROM member_imports WHERE ${orgEq(1)} AND id = $2`,
       [organizationId, importId],
     );
     return rows[0] ?? null;
@@ -91,7 +92,7 @@ export class MemberImportRepository {
   async markRunning(organizationId: string, importId: string, now: Date): Promise<void> {
     await this.dataSource.query(
       `UPDATE member_imports SET status = 'running', started_at = COALESCE(started_at, $3)
-       WHERE id = $1 AND organization_id = $2 AND status IN ('queued', 'running')`,
+       WHERE id = $1 AND ${orgEq(2)} AND status IN ('queued', 'running')`,
       [importId, organizationId, now],
     );
   }
@@ -104,7 +105,7 @@ export class MemberImportRepository {
     tx?: Tx,
   ): Promise<void> {
     await db(this.dataSource, tx).query(
-      `UPDATE member_imports SET status = $3, error = $4, finished_at = $5 WHERE id = $1 AND organization_id = $2`,
+      `UPDATE member_imports SET status = $3, error = $4, finished_at = $5 WHERE id = $1 AND ${orgEq(2)}`,
       [importId, organizationId, outcome.status, outcome.error, now],
     );
   }
@@ -173,7 +174,7 @@ export class MemberImportRepository {
         { row: number; email: string | null; outcome: string | null; reason: string | null }[]
       >(
         `SELECT r.row_number AS row, r.email, r.outcome, r.reason FROM member_import_rows r
-         JOIN member_imports i ON i.id = r.import_id AND i.organization_id = $1
+         JOIN member_imports i ON i.id = r.import_id AND ${orgEq(1, 'i')}
          WHERE r.import_id = $2 AND r.row_number > $3 ORDER BY r.row_number LIMIT 1000`,
         [organizationId, importId, after],
       );

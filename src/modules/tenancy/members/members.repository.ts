@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { OrgRole } from '@/core/auth/tenancy';
 import type { Tx } from '@/core/database/transaction';
+import { orgEq } from '@/core/database/tenancy';
 
 export interface MemberRow {
   user_id: string;
@@ -49,7 +50,7 @@ export class MembersRepository {
    * memberships key, role by memberships_org_role_idx, the cohort by the cohort_members key.
    */
   async list(organizationId: string, filter: MemberFilter): Promise<{ rows: MemberRow[]; total: number }> {
-    const where = `WHERE m.organization_id = $1
+    const where = `WHERE ${orgEq(1, 'm')}
       AND ($2::text IS NULL OR m.role = $2)
       AND ($3::text IS NULL OR u.name ILIKE $3 ESCAPE '\\' OR u.email ILIKE $3 ESCAPE '\\')
       AND ($4::uuid IS NULL OR EXISTS (SELECT 1 FROM cohort_members c
@@ -79,7 +80,7 @@ export class MembersRepository {
   /** One member as stored now (inside a transaction: after the organization's member lock). */
   async find(organizationId: string, userId: string, tx?: Tx): Promise<MemberRow | null> {
     const rows = await db(this.dataSource, tx).query<MemberRow[]>(
-      `${SELECT} WHERE m.organization_id = $1 AND m.user_id = $2`,
+      `${SELECT} WHERE ${orgEq(1, 'm')} AND m.user_id = $2`,
       [organizationId, userId],
     );
     return rows[0] ?? null;
@@ -88,7 +89,7 @@ export class MembersRepository {
   /** The id of the member of this organization with this username, or null. */
   async memberIdByUsername(organizationId: string, username: string): Promise<string | null> {
     const rows = await this.dataSource.query<{ id: string }[]>(
-      `SELECT u.id FROM users u JOIN memberships m ON m.user_id = u.id AND m.organization_id = $1
+      `SELECT u.id FROM users u JOIN memberships m ON m.user_id = u.id AND ${orgEq(1, 'm')}
        WHERE u.username = $2`,
       [organizationId, username],
     );

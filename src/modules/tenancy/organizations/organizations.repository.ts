@@ -7,6 +7,7 @@ import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import type { Membership, OrgRole } from '@/core/auth/tenancy';
 import type { Tx } from '@/core/database/transaction';
 import { OrganizationEntity } from './entities/organization.entity';
+import { orgAny, orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface MembershipRow {
   organization_id: string;
@@ -64,7 +65,7 @@ export class OrganizationsRepository {
       const rows = await this.dataSource.query<MembershipRow[]>(
         // A suspended membership (SCIM `active: false`) opens nothing: the guard, sessions and tokens see none.
         `SELECT organization_id, user_id, role FROM memberships
-         WHERE organization_id = $1 AND user_id = $2 AND suspended_at IS NULL`,
+         WHERE ${orgEq(1)} AND user_id = $2 AND suspended_at IS NULL`,
         [organizationId, userId],
       );
       const row = rows[0];
@@ -74,7 +75,7 @@ export class OrganizationsRepository {
 
   async membershipsOf(userId: string): Promise<MembershipRow[]> {
     return this.dataSource.query<MembershipRow[]>(
-      `SELECT organization_id, user_id, role, joined_at FROM memberships WHERE user_id = $1 ORDER BY joined_at`,
+      `${tenancyExempt('person-across-organizations')} SELECT organization_id, user_id, role, joined_at FROM memberships WHERE user_id = $1 ORDER BY joined_at`,
       [userId],
     );
   }
@@ -82,7 +83,7 @@ export class OrganizationsRepository {
   /** The person's memberships in organizations that are not suspended. */
   async activeMembershipsOf(userId: string): Promise<MembershipRow[]> {
     return this.dataSource.query<MembershipRow[]>(
-      `SELECT m.organization_id, m.user_id, m.role, m.joined_at FROM memberships m
+      `${tenancyExempt('person-across-organizations')} SELECT m.organization_id, m.user_id, m.role, m.joined_at FROM memberships m
        JOIN organizations o ON o.id = m.organization_id AND o.status = 'active'
        WHERE m.user_id = $1 AND m.suspended_at IS NULL ORDER BY m.joined_at`,
       [userId],
@@ -111,7 +112,7 @@ export class OrganizationsRepository {
     const rows = await this.dataSource.query<{ user_id: string }[]>(
       `SELECT DISTINCT m.user_id FROM memberships m
        JOIN organizations o ON o.id = m.organization_id AND o.status = 'active'
-       WHERE ($1::uuid[] IS NULL OR m.organization_id = ANY($1::uuid[]))
+       WHERE ($1::uuid[] IS NULL OR ${orgAny(1, 'm')})
          AND ($2::text[] IS NULL OR m.role = ANY($2::text[]))
          AND ($3::uuid IS NULL OR m.user_id > $3::uuid)
        ORDER BY m.user_id LIMIT $4`,
@@ -135,7 +136,7 @@ export class OrganizationsRepository {
   async membersAmong(organizationId: string, userIds: readonly string[], tx?: Tx): Promise<Set<string>> {
     if (userIds.length === 0) return new Set();
     const rows = await db(this.dataSource, tx).query<{ user_id: string }[]>(
-      `SELECT user_id FROM memberships WHERE organization_id = $1 AND user_id = ANY($2::uuid[])`,
+      `SELECT user_id FROM memberships WHERE ${orgEq(1)} AND user_id = ANY($2::uuid[])`,
       [organizationId, userIds],
     );
     return new Set(rows.map((r) => r.user_id));
@@ -166,7 +167,7 @@ export class OrganizationsRepository {
   async setRole(organizationId: string, userId: string, role: OrgRole, tx: Tx): Promise<OrgRole | null> {
     const [rows] = await tx.manager.query<[{ previous: OrgRole }[], number]>(
       `UPDATE memberships m SET role = $3 FROM memberships old
-       WHERE m.organization_id = $1 AND m.user_id = $2
+       WHERE ${orgEq(1, 'm')} AND m.user_id = $2
          AND old.organization_id = m.organization_id AND old.user_id = m.user_id
        RETURNING old.role AS previous`,
       [organizationId, userId, role],
@@ -177,7 +178,7 @@ export class OrganizationsRepository {
 
   async removeMember(organizationId: string, userId: string, tx: Tx): Promise<boolean> {
     const [, count] = await tx.manager.query<[unknown[], number]>(
-      `DELETE FROM memberships WHERE organization_id = $1 AND user_id = $2`,
+      `DELETE FROM memberships WHERE ${orgEq(1)} AND user_id = $2`,
       [organizationId, userId],
     );
     await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
@@ -190,7 +191,7 @@ export class OrganizationsRepository {
    */
   async setSuspended(organizationId: string, userId: string, at: Date | null, tx: Tx): Promise<boolean> {
     const [rows] = await db(this.dataSource, tx).query<[unknown[], number]>(
-      `UPDATE memberships SET suspended_at = $3 WHERE organization_id = $1 AND user_id = $2
+      `UPDATE memberships SET suspended_at = $3 WHERE ${orgEq(1)} AND user_id = $2
          AND (suspended_at IS NULL) = ($3::timestamptz IS NOT NULL) RETURNING user_id`,
       [organizationId, userId, at],
     );
@@ -205,7 +206,7 @@ export class OrganizationsRepository {
 
   async countByRole(organizationId: string, role: OrgRole, tx?: Tx): Promise<number> {
     const [row] = await db(this.dataSource, tx).query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1 AND role = $2`,
+      `SELECT count(*)::int AS n FROM memberships WHERE ${orgEq(1)} AND role = $2`,
       [organizationId, role],
     );
     return row?.n ?? 0;
@@ -222,7 +223,7 @@ export class OrganizationsRepository {
     const params = [q, filter.status ?? null, filter.plan ?? null];
     const [rows, total] = await Promise.all([
       this.dataSource.query<{ id: string; members_count: number }[]>(
-        `SELECT o.id, (SELECT count(*)::int FROM memberships m WHERE m.organization_id = o.id) AS members_count
+        `${tenancyExempt('platform-admin')} SELECT o.id, (SELECT count(*)::int FROM memberships m WHERE m.organization_id = o.id) AS members_count
          FROM organizations o WHERE ${where} ORDER BY o.created_at DESC, o.id DESC LIMIT $4 OFFSET $5`,
         [...params, page.limit, page.offset],
       ),
@@ -233,7 +234,7 @@ export class OrganizationsRepository {
 
   async countMembers(organizationId: string, tx?: Tx): Promise<number> {
     const [row] = await db(this.dataSource, tx).query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM memberships WHERE organization_id = $1`,
+      `SELECT count(*)::int AS n FROM memberships WHERE ${orgEq(1)}`,
       [organizationId],
     );
     return row?.n ?? 0;
@@ -242,7 +243,7 @@ export class OrganizationsRepository {
   /** Whether two people share at least one organization. */
   async shareAnOrganization(a: string, b: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM memberships m1 JOIN memberships m2 ON m2.organization_id = m1.organization_id
+      `${tenancyExempt('person-across-organizations')} SELECT 1 FROM memberships m1 JOIN memberships m2 ON m2.organization_id = m1.organization_id
        WHERE m1.user_id = $1 AND m2.user_id = $2 LIMIT 1`,
       [a, b],
     );

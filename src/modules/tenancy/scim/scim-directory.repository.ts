@@ -5,6 +5,7 @@ import type { OrgRole } from '@/core/auth/tenancy';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import { compileScimFilter, type ScimAttributes } from './scim-filter';
+import { orgEq } from '@/core/database/tenancy';
 
 export interface DirectoryAttributes {
   employeeNumber?: string;
@@ -69,7 +70,7 @@ const USER_ATTRIBUTES: ScimAttributes = {
     type: 'string',
     // Two index probes (scim_members_user_name_uq, users_email_uq) give the candidates; the expression decides.
     eq: (p) =>
-      `m.user_id = ANY(ARRAY(SELECT s2.user_id FROM scim_members s2 WHERE s2.organization_id = $1 AND s2.user_name = ${p})
+      `m.user_id = ANY(ARRAY(SELECT s2.user_id FROM scim_members s2 WHERE ${orgEq(1, 's2')} AND s2.user_name = ${p})
         || ARRAY(SELECT u2.id FROM users u2 WHERE u2.email = ${p})) AND lower(coalesce(s.user_name, u.email)) = ${p}`,
   },
   externalid: { sql: 's.external_id', type: 'caseExactString' },
@@ -148,7 +149,7 @@ export class ScimDirectoryRepository {
     window: ListWindow,
   ): Promise<{ rows: ScimUserRow[]; total: number }> {
     const params: unknown[] = [organizationId];
-    const where = `WHERE m.organization_id = $1${filter ? ` AND ${compileScimFilter(filter, USER_ATTRIBUTES, params)}` : ''}`;
+    const where = `WHERE ${orgEq(1, 'm')}${filter ? ` AND ${compileScimFilter(filter, USER_ATTRIBUTES, params)}` : ''}`;
     const [rows, [count]] = await Promise.all([
       window.limit > 0
         ? this.dataSource.query<ScimUserRow[]>(
@@ -163,7 +164,7 @@ export class ScimDirectoryRepository {
 
   async findUser(organizationId: string, userId: string, tx?: Tx): Promise<ScimUserRow | null> {
     const rows = await db(this.dataSource, tx).query<ScimUserRow[]>(
-      `${USER_SELECT} WHERE m.organization_id = $1 AND m.user_id = $2`,
+      `${USER_SELECT} WHERE ${orgEq(1, 'm')} AND m.user_id = $2`,
       [organizationId, userId],
     );
     return rows[0] ?? null;
@@ -172,7 +173,7 @@ export class ScimDirectoryRepository {
   /** The member whose userName (the directory's, else the account's email) is this one, other than `exceptId`. */
   async userNameTaken(organizationId: string, userName: string, exceptId: string | null, tx?: Tx): Promise<boolean> {
     const rows = await db(this.dataSource, tx).query<unknown[]>(
-      `SELECT 1 ${USER_FROM} WHERE m.organization_id = $1 AND ${USER_ATTRIBUTES.username.eq!('$2')}
+      `SELECT 1 ${USER_FROM} WHERE ${orgEq(1, 'm')} AND ${USER_ATTRIBUTES.username.eq!('$2')}
          AND ($3::uuid IS NULL OR m.user_id <> $3) LIMIT 1`,
       [organizationId, userName.toLowerCase(), exceptId],
     );
@@ -221,7 +222,7 @@ export class ScimDirectoryRepository {
     window: ListWindow,
   ): Promise<{ rows: ScimGroupRow[]; total: number }> {
     const params: unknown[] = [organizationId];
-    const where = `WHERE c.organization_id = $1${filter ? ` AND ${compileScimFilter(filter, GROUP_ATTRIBUTES, params)}` : ''}`;
+    const where = `WHERE ${orgEq(1, 'c')}${filter ? ` AND ${compileScimFilter(filter, GROUP_ATTRIBUTES, params)}` : ''}`;
     const [rows, [count]] = await Promise.all([
       window.limit > 0
         ? this.dataSource.query<ScimGroupRow[]>(
@@ -236,7 +237,7 @@ export class ScimDirectoryRepository {
 
   async findGroup(organizationId: string, cohortId: string, tx?: Tx): Promise<ScimGroupRow | null> {
     const rows = await db(this.dataSource, tx).query<ScimGroupRow[]>(
-      `${GROUP_SELECT} WHERE c.organization_id = $1 AND c.id = $2`,
+      `${GROUP_SELECT} WHERE ${orgEq(1, 'c')} AND c.id = $2`,
       [organizationId, cohortId],
     );
     return rows[0] ?? null;
@@ -245,7 +246,7 @@ export class ScimDirectoryRepository {
   /** Another cohort of the organization with this name (case-insensitive; cohorts_org_lower_name_idx). */
   async groupNameTaken(organizationId: string, name: string, exceptId: string | null, tx?: Tx): Promise<boolean> {
     const rows = await db(this.dataSource, tx).query<unknown[]>(
-      `SELECT 1 FROM cohorts WHERE organization_id = $1 AND lower(name) = lower($2) AND ($3::uuid IS NULL OR id <> $3)
+      `SELECT 1 FROM cohorts WHERE ${orgEq(1)} AND lower(name) = lower($2) AND ($3::uuid IS NULL OR id <> $3)
        LIMIT 1`,
       [organizationId, name, exceptId],
     );
@@ -258,7 +259,7 @@ export class ScimDirectoryRepository {
       `SELECT cm.cohort_id, cm.user_id, coalesce(s.display_name, u.name, u.email) AS display
        FROM cohort_members cm JOIN users u ON u.id = cm.user_id
        LEFT JOIN scim_members s ON s.organization_id = cm.organization_id AND s.user_id = cm.user_id
-       WHERE cm.organization_id = $1 AND cm.cohort_id = ANY($2::uuid[]) ORDER BY cm.added_at, cm.user_id`,
+       WHERE ${orgEq(1, 'cm')} AND cm.cohort_id = ANY($2::uuid[]) ORDER BY cm.added_at, cm.user_id`,
       [organizationId, cohortIds],
     );
   }
@@ -282,7 +283,7 @@ export class ScimDirectoryRepository {
   async membersAmong(organizationId: string, userIds: readonly string[], tx?: Tx): Promise<Map<string, OrgRole>> {
     if (userIds.length === 0) return new Map();
     const rows = await db(this.dataSource, tx).query<{ user_id: string; role: OrgRole }[]>(
-      `SELECT user_id, role FROM memberships WHERE organization_id = $1 AND user_id = ANY($2::uuid[])`,
+      `SELECT user_id, role FROM memberships WHERE ${orgEq(1)} AND user_id = ANY($2::uuid[])`,
       [organizationId, userIds],
     );
     return new Map(rows.map((r) => [r.user_id, r.role]));

@@ -4,6 +4,7 @@ import { SharedCache } from '@/core/cache/cache';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface ScimTokenRow {
   id: string;
@@ -71,7 +72,7 @@ export class ScimTokensRepository implements BeforeApplicationShutdown {
   /** Live tokens of the organization, newest first (served by scim_tokens_org_live_idx). */
   listLive(organizationId: string, tx?: Tx): Promise<ScimTokenRow[]> {
     return db(this.dataSource, tx).query<ScimTokenRow[]>(
-      `SELECT ${COLUMNS} FROM scim_tokens WHERE organization_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC`,
+      `SELECT ${COLUMNS} FROM scim_tokens WHERE ${orgEq(1)} AND revoked_at IS NULL ORDER BY created_at DESC`,
       [organizationId],
     );
   }
@@ -84,7 +85,7 @@ export class ScimTokensRepository implements BeforeApplicationShutdown {
   findByHash(tokenHash: string): Promise<ScimTokenRow | null> {
     return this.byHash.getOrLoad(tokenHash, async () => {
       const rows = await this.dataSource.query<ScimTokenRow[]>(
-        `SELECT ${COLUMNS} FROM scim_tokens WHERE token_hash = $1`,
+        `${tenancyExempt('sign-in-lookup')} SELECT ${COLUMNS} FROM scim_tokens WHERE token_hash = $1`,
         [tokenHash],
       );
       return rows[0] ?? null;
@@ -93,7 +94,7 @@ export class ScimTokensRepository implements BeforeApplicationShutdown {
 
   async revoke(organizationId: string, id: string, now: Date, tx: Tx): Promise<ScimTokenRow | null> {
     const [rows] = await tx.manager.query<[(ScimTokenRow & { token_hash: string })[], number]>(
-      `UPDATE scim_tokens SET revoked_at = $3 WHERE organization_id = $1 AND id = $2 AND revoked_at IS NULL
+      `UPDATE scim_tokens SET revoked_at = $3 WHERE ${orgEq(1)} AND id = $2 AND revoked_at IS NULL
        RETURNING ${COLUMNS}, token_hash`,
       [organizationId, id, now],
     );
@@ -104,7 +105,7 @@ export class ScimTokensRepository implements BeforeApplicationShutdown {
 
   async touch(id: string, now: Date): Promise<void> {
     await this.dataSource.query(
-      `UPDATE scim_tokens SET last_used_at = $2
+      `${tenancyExempt('sign-in-lookup')} UPDATE scim_tokens SET last_used_at = $2
        WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2::timestamptz - interval '1 minute')`,
       [id, now],
     );
@@ -163,8 +164,8 @@ export class ScimTokensRepository implements BeforeApplicationShutdown {
     for (const organizationId of grown) {
       await this.dataSource
         .query(
-          `DELETE FROM scim_activity WHERE organization_id = $1 AND id < (
-             SELECT min(id) FROM (SELECT id FROM scim_activity WHERE organization_id = $1 ORDER BY id DESC LIMIT $2) k)`,
+          `DELETE FROM scim_activity WHERE ${orgEq(1)} AND id < (
+             SELECT min(id) FROM (SELECT id FROM scim_activity WHERE ${orgEq(1)} ORDER BY id DESC LIMIT $2) k)`,
           [organizationId, ACTIVITY_KEPT],
         )
         .catch(() => undefined);
@@ -178,7 +179,7 @@ export class ScimTokensRepository implements BeforeApplicationShutdown {
   async listActivity(organizationId: string): Promise<ScimActivityRow[]> {
     await this.flushActivity();
     return this.dataSource.query<ScimActivityRow[]>(
-      `SELECT at, method, path, status, detail FROM scim_activity WHERE organization_id = $1
+      `SELECT at, method, path, status, detail FROM scim_activity WHERE ${orgEq(1)}
        ORDER BY id DESC LIMIT $2`,
       [organizationId, ACTIVITY_KEPT],
     );
