@@ -8,7 +8,7 @@ import {
   STEP_FINISH,
   STEP_OWNERS,
 } from '@/modules/identity/privacy/erasure.service';
-import { ERASE_ACCOUNT } from '@/modules/identity/privacy/privacy-jobs.definitions';
+import { ERASE_ACCOUNT } from '@/modules/identity/privacy/privacy.jobs';
 import { PersonalDataRegistry } from '@/core/privacy/personal-data';
 import { UsersService } from '@/modules/identity/users/users.service';
 import { HoldingErasersModule, holdState } from '../../support/holding-eraser';

@@ -8,7 +8,7 @@ import {
 } from '@/core/privacy/personal-data';
 import { SchedulerService } from '@/core/queue/scheduler.service';
 import { PrivacyExportsService } from '@/modules/identity/privacy/privacy-exports.service';
-import { EXPIRE_EXPORTS } from '@/modules/identity/privacy/privacy-jobs.definitions';
+import { EXPIRE_EXPORTS } from '@/modules/identity/privacy/privacy.jobs';
 import { type SignedIn, stepUpByEmail } from '../../support/auth';
 import { binary, downloadExport, exportOf } from '../../support/privacy';
 import { storedBytes } from '../../support/stored-files';

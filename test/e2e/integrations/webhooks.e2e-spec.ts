@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { JobRunner } from '@/core/queue/job-runner';
 import { SchedulerService } from '@/core/queue/scheduler.service';
-import { DISABLE_FAILING, PRUNE_DELIVERIES } from '@/modules/integrations/webhooks/webhook-jobs.definitions';
+import { DISABLE_FAILING, PRUNE_DELIVERIES } from '@/modules/integrations/webhooks/webhooks.jobs';
 import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
 import { WebhookSender } from '@/modules/integrations/webhooks/webhook-sender';
 import { signIn, type SignedIn, stepUpByEmail } from '../../support/auth';

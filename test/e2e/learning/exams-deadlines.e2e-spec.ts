@@ -6,7 +6,7 @@ import { JobRunner } from '@/core/queue/job-runner';
 import { SchedulerService } from '@/core/queue/scheduler.service';
 import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
 import type { ExamDto } from '@/modules/learning/exams/dto/exam.dto';
-import { CLOSE_OVERDUE } from '@/modules/learning/exams/exam-jobs.definitions';
+import { CLOSE_OVERDUE } from '@/modules/learning/exams/exams.jobs';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import {

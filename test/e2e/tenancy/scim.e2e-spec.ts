@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type TestAgent from 'supertest/lib/agent';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { scimTokenBudget } from '@/modules/tenancy/scim/scim.rate-limits';
+import { scimTokenBudget } from '@/modules/tenancy/scim/scim.limits';
 import { type SignedIn, stepUpByEmail } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

@@ -12,7 +12,7 @@ import {
   QuizProposalListDto,
 } from './dto/quiz-proposal.dto';
 import { QuizProposalsService } from './quiz-proposals.service';
-import { PROPOSALS_HOUR } from './tutor.rate-limits';
+import { PROPOSALS_HOUR } from './tutor.limits';
 
 @ApiTags('tutor')
 @Controller('editor/courses/:course_id/lessons/:lesson_id/quiz-proposals')

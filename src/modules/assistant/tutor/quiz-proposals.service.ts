@@ -19,7 +19,7 @@ import {
 import { usableQuestions } from './proposal-output';
 import { quizMessages } from './prompts/quiz-prompt';
 import { AI_PROVIDER, type AiProvider, AiProviderError, estimateTokens } from './providers/ai-provider';
-import { QUIZ_PROPOSAL } from './quiz-proposals.jobs';
+import { QUIZ_PROPOSAL } from './tutor.jobs';
 import { type ProposalOutcome, type ProposalRow, QuizProposalsRepository } from './quiz-proposals.repository';
 
 const RECENT = 20;

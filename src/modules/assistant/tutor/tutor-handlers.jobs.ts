@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { type JobContext, JobHandler } from '@/core/queue/job-handler.decorator';
-import { QUIZ_PROPOSAL } from './quiz-proposals.jobs';
+import { QUIZ_PROPOSAL } from './tutor.jobs';
 import { QuizProposalsService } from './quiz-proposals.service';
 
 @Injectable()

@@ -17,7 +17,7 @@ import {
   SCHEDULED_BATCH,
   STREAK_REMINDERS,
   WEEKLY_SUMMARIES,
-} from './notification-jobs.definitions';
+} from './notifications.jobs';
 import { NotificationPipeline } from './notification-pipeline';
 import { NotificationsRealtime } from './notifications-realtime';
 import { NotificationsRepository } from './notifications.repository';

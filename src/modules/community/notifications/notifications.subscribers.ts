@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { JobsService } from '@/core/queue/jobs.service';
 import type { DomainEvent } from '@/core/events/event-catalog';
 import { type DeliveryContext, OnDomainEvent } from '@/core/events/on-domain-event.decorator';
-import { NEW_COURSE_BATCH } from './notification-jobs.definitions';
+import { NEW_COURSE_BATCH } from './notifications.jobs';
 import { NotificationPipeline } from './notification-pipeline';
 import { NotificationsRepository } from './notifications.repository';
 

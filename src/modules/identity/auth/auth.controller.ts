@@ -24,7 +24,7 @@ import {
   STEP_UP_REQUEST_ACCOUNT,
   STEP_UP_VERIFY_ACCOUNT,
   TWO_FACTOR_VERIFY_IP,
-} from './auth.rate-limits';
+} from './auth.limits';
 import { CredentialView } from './credential-view';
 import {
   CredentialDto,

@@ -18,7 +18,7 @@ import {
   PASSKEY_STEP_UP_ACCOUNT,
   PASSKEY_TWO_FACTOR_VERIFY_IP,
   PASSKEY_VERIFY_IP,
-} from './passkeys.rate-limits';
+} from './passkeys.limits';
 import { PasskeysEnabledGuard } from './passkeys-enabled.guard';
 
 const OFF = ' With `PASSKEYS_ENABLED=false`: 404 `feature_disabled`.';

@@ -14,7 +14,7 @@ import { JobsService } from '@/core/queue/jobs.service';
 import { UsersService } from '@/modules/identity/users/users.service';
 import type { ExportDto } from './dto/privacy.dto';
 import { type ExportArea, exportArchive, type Manifest } from './export-archive';
-import { BUILD_EXPORT } from './privacy-jobs.definitions';
+import { BUILD_EXPORT } from './privacy.jobs';
 import { EXPORT_READY } from './privacy.mails';
 import { type ExportRow, PrivacyRepository } from './privacy.repository';
 

@@ -3,13 +3,7 @@ import { JobHandler, type JobContext } from '@/core/queue/job-handler.decorator'
 import { type ScheduleContext, ScheduleHandler } from '@/core/queue/schedule';
 import { ErasureService } from './erasure.service';
 import { PrivacyExportsService } from './privacy-exports.service';
-import {
-  BUILD_EXPORT,
-  ERASE_ACCOUNT,
-  ERASURE_REMINDERS,
-  EXPIRE_EXPORTS,
-  RUN_DUE_ERASURES,
-} from './privacy-jobs.definitions';
+import { BUILD_EXPORT, ERASE_ACCOUNT, ERASURE_REMINDERS, EXPIRE_EXPORTS, RUN_DUE_ERASURES } from './privacy.jobs';
 
 /** The background work of privacy: exports, erasures, and the schedules of extensions-v2 26.2. */
 @Injectable()

@@ -5,7 +5,7 @@ import { AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
 import { ApiError } from '@/core/http/api-error';
 import { EditorService } from '@/modules/learning/editor/editor.service';
-import { LTI_CLAIM, NONCE_TTL } from './lti.constants';
+import { LTI_CLAIM, NONCE_TTL } from './lti-constants';
 import { LtiLaunchService } from './lti-launch.service';
 import { LtiRepository } from './lti.repository';
 import { LtiTokenService } from './lti-token.service';

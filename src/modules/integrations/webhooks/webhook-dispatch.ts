@@ -12,7 +12,7 @@ import { type ScheduleContext, ScheduleHandler } from '@/core/queue/schedule';
 import { resolveLocale } from '@/core/mail/mail-template';
 import { MailService } from '@/core/mail/mail.service';
 import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { DELIVER, DISABLE_FAILING, PRUNE_DELIVERIES } from './webhook-jobs.definitions';
+import { DELIVER, DISABLE_FAILING, PRUNE_DELIVERIES } from './webhooks.jobs';
 import {
   DELIVERY_RETENTION_MS,
   FAILING_DISABLE_AFTER_MS,

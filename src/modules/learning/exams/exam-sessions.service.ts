@@ -12,7 +12,7 @@ import { JobsService } from '@/core/queue/jobs.service';
 import { anonymousPerson, PeopleService } from '@/modules/tenancy/members/people.service';
 import { ExamAccess } from './exam-access';
 import { applyEvents, deadlineOf, drawQuestions, GRACE_MS, isOpenAt, isOverdue } from './exam-rules';
-import { CLOSE_SESSION } from './exam-jobs.definitions';
+import { CLOSE_SESSION } from './exams.jobs';
 import { type SessionFilter, type SessionRow, ExamSessionsRepository } from './exam-sessions.repository';
 import type { ExamRow } from './exams.repository';
 import { ExamsRepository } from './exams.repository';

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JobHandler, type JobContext } from '@/core/queue/job-handler.decorator';
 import { ScheduleHandler } from '@/core/queue/schedule';
-import { CLOSE_OVERDUE, CLOSE_SESSION } from './exam-jobs.definitions';
+import { CLOSE_OVERDUE, CLOSE_SESSION } from './exams.jobs';
 import { ExamSessionsService } from './exam-sessions.service';
 
 /** The background work of exams: the close at each session's deadline, and the once-a-minute safety net. */

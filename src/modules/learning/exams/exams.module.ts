@@ -7,7 +7,7 @@ import { MembersModule } from '@/modules/tenancy/members/members.module';
 import { EditorExamsController } from './editor-exams.controller';
 import { ExamAccess } from './exam-access';
 import { ExamAuthoringService } from './exam-authoring.service';
-import { ExamJobs } from './exam-jobs';
+import { ExamJobs } from './exams-handlers.jobs';
 import { ExamResults } from './exam-results';
 import { ExamSessionsController } from './exam-sessions.controller';
 import { ExamSessionsRepository } from './exam-sessions.repository';

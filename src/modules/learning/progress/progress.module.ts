@@ -4,7 +4,7 @@ import { CoursesModule } from '@/modules/learning/courses/courses.module';
 import { LearnerState } from '@/modules/learning/courses/learner-state.port';
 import { EnrollmentCount } from '@/modules/tenancy/organizations/enrollment-count.port';
 import { EnrollmentCountOfProgress } from './enrollment-count';
-import { ExamCompletionSubscriber } from './exam-completion.subscriber';
+import { ExamCompletionSubscriber } from './progress.subscribers';
 import { ProgressController } from './progress.controller';
 import {
   EnrollmentsPersonalData,

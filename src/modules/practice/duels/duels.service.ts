@@ -17,7 +17,7 @@ import {
   READY_TTL_MS,
 } from './duel-rules';
 import { DuelLiveStore } from './duel-live.store';
-import { DuelsRealtime } from './duels.realtime';
+import { DuelsRealtime } from './duels-realtime';
 import type { CreateDuelDto, DuelDto, DuelListQueryDto, DuelRoundDto, DuelStatsDto } from './dto/duel.dto';
 import { type DuelRow, DuelsRepository, type RoundRow } from './duels.repository';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { JobHandler } from '@/core/queue/job-handler.decorator';
-import { RESCHEDULE } from './flashcard-jobs.definitions';
+import { RESCHEDULE } from './flashcards.jobs';
 import { FlashcardsService } from './flashcards.service';
 
 /** The background work of flashcards: the rescheduling after a change of scheduler. */

@@ -44,8 +44,8 @@ import {
   type StateRow,
   type StateWrite,
 } from './flashcards.repository';
-import { RESCHEDULE } from './flashcard-jobs.definitions';
-import { RESCHEDULE_ACCOUNT } from './flashcards.rate-limits';
+import { RESCHEDULE } from './flashcards.jobs';
+import { RESCHEDULE_ACCOUNT } from './flashcards.limits';
 import {
   fsrsCardFrom,
   fsrsStateName,

@@ -9,7 +9,7 @@ import { CoursesModule } from '@/modules/learning/courses/courses.module';
 import { MembersModule } from '@/modules/tenancy/members/members.module';
 import { ProfileGamification } from '@/modules/tenancy/members/profile-gamification.port';
 import { UsersModule } from '@/modules/identity/users/users.module';
-import { EngagementSubscriber } from './engagement.subscriber';
+import { EngagementSubscriber } from './gamification.subscribers';
 import { LeaderboardStore, LedgerBoards, PostgresLeaderboardStore, RedisLeaderboardStore } from './leaderboard.store';
 import {
   ActivityPersonalData,

@@ -13,7 +13,7 @@ import {
   startOfLocalDate,
 } from '@/core/time/local-time';
 import { UsersService } from '@/modules/identity/users/users.service';
-import { MISSIONS, type MissionDef, SYSTEM_BADGES, TITLES } from './badges.catalog';
+import { MISSIONS, type MissionDef, SYSTEM_BADGES, TITLES } from './badge-catalog';
 import type {
   GamificationBadgeDto,
   BadgeListDto,

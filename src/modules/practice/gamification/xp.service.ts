@@ -10,7 +10,7 @@ import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
 import { PeopleService } from '@/modules/tenancy/members/people.service';
 import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
 import { UsersService } from '@/modules/identity/users/users.service';
-import { MISSIONS } from './badges.catalog';
+import { MISSIONS } from './badge-catalog';
 import type { LeaderboardDto, LeaderboardQueryDto, XpDto, XpHistoryEntryDto } from './dto/xp.dto';
 import { type BoardEntry, type BoardRead, type BoardWindow, LeaderboardStore, LedgerBoards } from './leaderboard.store';
 import { LedgerRepository } from './ledger.repository';
