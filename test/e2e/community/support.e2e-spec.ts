@@ -1,5 +1,5 @@
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import { CREATE_ACCOUNT, MESSAGE_ACCOUNT } from '@/modules/community/support/support.definitions';
+import { CREATE_ACCOUNT, MESSAGE_ACCOUNT } from '@/modules/community/support/support.limits';
 import { SupportService } from '@/modules/community/support/support.service';
 import { UsersRepository } from '@/modules/identity/users/users.repository';
 import { signIn, type SignedIn } from '../../support/auth';

@@ -1,7 +1,7 @@
 import ExcelJS from 'exceljs';
 import { FileStore } from '@/core/files/file-store';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import { REQUEST_ACCOUNT, REQUEST_ORGANIZATION } from '@/modules/insight/reports/reports.definitions';
+import { REQUEST_ACCOUNT, REQUEST_ORGANIZATION } from '@/modules/insight/reports/reports.limits';
 import { ReportLimits, ReportsService } from '@/modules/insight/reports/reports.service';
 import { REPORT_COLUMNS } from '@/modules/insight/reports/report-types';
 import { makeCourse } from '../../cross-tenant/learning.routes';

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { ScheduleHandler } from '@/core/queue/schedule';
-import { AUTO_CLOSE } from './support.definitions';
+import { ScheduleHandler, defineSchedule } from '@/core/queue/schedule';
 import { SupportService } from './support.service';
+
+export const AUTO_CLOSE = defineSchedule({ name: 'support.auto_close', cron: '0 3 * * *' });
 
 @Injectable()
 export class SupportJobs {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { JobHandler, type JobContext } from '@/core/queue/job-handler.decorator';
 import { ScheduleHandler } from '@/core/queue/schedule';
-import { EXPIRE_REPORTS, GENERATE_REPORT } from './reports.definitions';
+import { EXPIRE_REPORTS, GENERATE_REPORT } from './reports.jobs';
 import { ReportsService } from './reports.service';
 
 /** The background work of reports: building each file, and the hourly expiry. */

@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { ScheduleHandler } from '@/core/queue/schedule';
-import { PRUNE_CONTACT_REQUESTS } from './public.definitions';
+import { ScheduleHandler, defineSchedule } from '@/core/queue/schedule';
 import { PublicService } from './public.service';
+
+/** 26.2: 180 days after handling, 365 days after arrival. */
+export const PRUNE_CONTACT_REQUESTS = defineSchedule({ name: 'public.prune_contact_requests', cron: '45 4 * * *' });
 
 @Injectable()
 export class PublicJobs {

@@ -1,34 +1,4 @@
 import { defineMailTemplate } from '@/core/mail/mail-template';
-import { defineJob } from '@/core/queue/job-definition';
-import { defineSchedule } from '@/core/queue/schedule';
-import type { RateLimitPolicy } from '@/core/rate-limit/rate-limit';
-
-/** Builds one report's file (15.2): queue `documents`, 3 tries, idempotent (it rewrites the file). */
-export const GENERATE_REPORT = defineJob<{ report_id: string }>({
-  name: 'reports.generate',
-  queue: 'documents',
-  attempts: 3,
-  backoffMs: 5_000,
-});
-
-/** Completed reports past `expires_at`: the file goes, the record says `expired` (26.2). */
-export const EXPIRE_REPORTS = defineSchedule({ name: 'reports.expire', cron: '0 * * * *' });
-
-/** 15.3: 20 per hour per organization. */
-export const REQUEST_ORGANIZATION: RateLimitPolicy = {
-  name: 'reports.request.organization',
-  points: 20,
-  durationSeconds: 3600,
-  key: { describe: 'organization', from: (req) => (req.params as Record<string, string>).org_id ?? null },
-};
-
-/** 15.3: 5 per hour per account. */
-export const REQUEST_ACCOUNT: RateLimitPolicy = {
-  name: 'reports.request.account',
-  points: 5,
-  durationSeconds: 3600,
-  key: 'account',
-};
 
 interface ReportMail {
   type: string;

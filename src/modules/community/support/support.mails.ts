@@ -1,34 +1,4 @@
 import { defineMailTemplate } from '@/core/mail/mail-template';
-import { defineSchedule } from '@/core/queue/schedule';
-import type { RateLimitPolicy } from '@/core/rate-limit/rate-limit';
-
-export const TICKET_CATEGORIES = ['account', 'access', 'billing', 'content', 'technical', 'other'] as const;
-export type TicketCategory = (typeof TICKET_CATEGORIES)[number];
-export const TICKET_STATUSES = ['open', 'waiting_on_user', 'closed'] as const;
-export type TicketStatus = (typeof TICKET_STATUSES)[number];
-export const TICKET_PRIORITIES = ['low', 'normal', 'high'] as const;
-export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
-
-/** A staff reply left unanswered this long closes the ticket (19). */
-export const AUTO_CLOSE_MS = 14 * 24 * 3_600_000;
-/** A person's message reopens a ticket closed less than this long ago; later it is 409 `ticket_closed`. */
-export const REOPEN_WINDOW_MS = 30 * 24 * 3_600_000;
-
-export const AUTO_CLOSE = defineSchedule({ name: 'support.auto_close', cron: '0 3 * * *' });
-
-export const CREATE_ACCOUNT: RateLimitPolicy = {
-  name: 'support.create.account',
-  points: 10,
-  durationSeconds: 86_400,
-  key: 'account',
-};
-
-export const MESSAGE_ACCOUNT: RateLimitPolicy = {
-  name: 'support.message.account',
-  points: 30,
-  durationSeconds: 3600,
-  key: 'account',
-};
 
 interface TicketMail {
   number: number;
