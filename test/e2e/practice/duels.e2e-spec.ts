@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io-client';
-import { DuelEngine, DuelTiming } from '@/modules/practice/duels/duel-engine';
+import { DuelEngine, DuelTiming } from '@/modules/practice/duels/testing';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import { enroll, member } from '../../support/exams';

@@ -4,7 +4,7 @@ import { CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators'
 import type { Credential } from '@/core/auth/credential';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
-import { EditorLessonDto } from '@/modules/learning/editor/dto/editor.dto';
+import { EditorLessonDto } from '@/modules/learning/editor';
 import {
   AcceptQuizProposalDto,
   CreateQuizProposalDto,

@@ -8,7 +8,7 @@ import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { MailService } from '@/core/mail/mail.service';
 import { resolveLocale } from '@/core/mail/mail-template';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import type {
   AdminTicketDto,
   AdminTicketListQueryDto,

@@ -11,7 +11,7 @@ import { isUuid } from '@/core/http/uuid';
 import { MailService } from '@/core/mail/mail.service';
 import { PersonalDataRegistry } from '@/core/privacy/personal-data';
 import { JobsService } from '@/core/queue/jobs.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import type { ExportDto } from './dto/privacy.dto';
 import { type ExportArea, exportArchive, type Manifest } from './export-archive';
 import { BUILD_EXPORT } from './privacy.jobs';

@@ -4,7 +4,7 @@ import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
 import { ApiError } from '@/core/http/api-error';
-import { EditorService } from '@/modules/learning/editor/editor.service';
+import { EditorService } from '@/modules/learning/editor';
 import { LTI_CLAIM, NONCE_TTL } from './lti-constants';
 import { LtiLaunchService } from './lti-launch.service';
 import { LtiRepository } from './lti.repository';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { textQuery } from '@/modules/learning/courses/catalog-sql';
+import { textQuery } from '@/modules/learning/courses';
 import type { RequestKind, RequestStatus } from './dto/public.dto';
 
 export interface PublicCardRow {

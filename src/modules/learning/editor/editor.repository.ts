@@ -2,9 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
-import { textQuery } from '@/modules/learning/courses/catalog-sql';
-import type { CourseRow } from '@/modules/learning/courses/courses.types';
-import type { Language } from '@/modules/learning/courses/dto/course.dto';
+import { textQuery, type CourseRow, type Language } from '@/modules/learning/courses';
 import type { CourseStatus, QuestionKind } from './dto/editor.dto';
 import { chunkVectorSql, writeLessonChunks } from './lesson-chunks';
 

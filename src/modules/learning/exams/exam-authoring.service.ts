@@ -4,8 +4,8 @@ import { AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError, type ErrorDetail } from '@/core/http/api-error';
-import { CatalogService } from '@/modules/learning/courses/catalog.service';
-import { quizProblems } from '@/modules/learning/editor/editor.types';
+import { CatalogService } from '@/modules/learning/courses';
+import { quizProblems } from '@/modules/learning/editor';
 import type { PoolQuestion } from './exam-rules';
 import {
   type CreateExamDto,

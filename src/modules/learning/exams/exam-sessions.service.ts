@@ -9,7 +9,7 @@ import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { JobsService } from '@/core/queue/jobs.service';
-import { anonymousPerson, PeopleService } from '@/modules/tenancy/members/people.service';
+import { anonymousPerson, PeopleService } from '@/modules/tenancy/members';
 import { ExamAccess } from './exam-access';
 import { applyEvents, deadlineOf, drawQuestions, GRACE_MS, isOpenAt, isOverdue } from './exam-rules';
 import { CLOSE_SESSION } from './exams.jobs';

@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { CompletionRequirements } from '@/modules/learning/progress/completion-requirements.port';
+import { CompletionRequirements } from '@/modules/learning/progress';
 import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
 import { CoursesModule } from '@/modules/learning/courses/courses.module';
 import { ProgressModule } from '@/modules/learning/progress/progress.module';

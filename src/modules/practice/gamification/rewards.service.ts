@@ -12,7 +12,7 @@ import {
   localDate,
   startOfLocalDate,
 } from '@/core/time/local-time';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import { MISSIONS, type MissionDef, SYSTEM_BADGES, TITLES } from './badge-catalog';
 import type {
   GamificationBadgeDto,

@@ -16,7 +16,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { QUIZ_LIMITS } from '@/modules/learning/editor/editor.types';
+import { QUIZ_LIMITS } from '@/modules/learning/editor';
 import { type QuestionKind, SHOW_RESULTS, type ShowResults } from '../exam-rules';
 
 export const EXAM_LIMITS = {
