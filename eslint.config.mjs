@@ -46,7 +46,7 @@ function internalsOfOtherAreas(area, { testing = false } = {}) {
 /** Inside an area, its own index is the outside's view: importing it closes a cycle through the barrel. */
 const ownIndex = (area) => ({
   regex: `^@/modules/${area}(?:/index)?$`,
-  message: 'Inside an area, import the file itself (relatively), never the area\'s own index.ts.',
+  message: "Inside an area, import the file itself (relatively), never the area's own index.ts.",
 });
 
 const restrict = (...patterns) => ['error', { patterns }];
@@ -60,6 +60,11 @@ const boundaryBlocks = AREAS.flatMap((area) => [
   {
     files: [`src/modules/${area}/*/**/*.ts`],
     rules: { 'no-restricted-imports': restrict(RELATIVE_UP_TWO, internalsOfOtherAreas(area), ownIndex(area)) },
+  },
+  {
+    // Unit specs may reach test/support relatively; the area boundary holds for them too.
+    files: [`src/modules/${area}/**/*.spec.ts`],
+    rules: { 'no-restricted-imports': restrict(internalsOfOtherAreas(area), ownIndex(area)) },
   },
 ]);
 
@@ -125,6 +130,15 @@ export default tseslint.config(
     },
   },
   ...boundaryBlocks,
+  {
+    files: ['src/core/**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        regex: '^@/modules/',
+        message: 'The core never imports an area; declare a port in src/core and let the area provide it.',
+      }),
+    },
+  },
   {
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
     rules: {

@@ -33,7 +33,7 @@ describe('the public surface of the areas (eslint.config.mjs)', () => {
     expect(await refusedLines('test/e2e/identity/probe.e2e-spec.ts')).toEqual([3, 4, 5]);
   });
 
-  it('refuses an area importing its own index (and still another area\'s internals)', async () => {
+  it("refuses an area importing its own index (and still another area's internals)", async () => {
     expect(await refusedLines('src/modules/identity/users/users.probe.ts')).toEqual([5, 7]);
   });
 });
