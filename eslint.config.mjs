@@ -6,11 +6,10 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 /*
- * Area boundaries (docs/DECISIONS.md, "Boundaries by rule"). An area reaches another only through its public
- * surface: `<area>.module.ts`, its top-level `*.service.ts` (exported services), `dto/**` (the contract's shapes),
- * `*.types.ts` (read types, pure helpers and shared limits it chooses to offer) and `*.port.ts` (ports it asks
- * another area to provide). Repositories, entities and every other file stay internal. The few helper files
- * that are public by decision are named here, each with its reason in docs/DECISIONS.md.
+ * Area boundaries (docs/DECISIONS.md, "One public surface per area"). From outside an area, the only imports of it
+ * are `@/modules/<context>/<area>` (its index.ts: services, ports, DTOs, types, event payloads) and, for
+ * composition, its `<area>[-topic].module.ts`; test/ and bench/ may also import its `testing.ts` (internals the
+ * suites reach on purpose). Inside an area, files import each other relatively and never their own index.
  */
 const MODULES = new URL('./src/modules/', import.meta.url);
 const subfolders = (url) =>
@@ -21,28 +20,34 @@ const subfolders = (url) =>
 const AREAS = subfolders(MODULES).flatMap((context) =>
   subfolders(new URL(`${context}/`, MODULES)).map((area) => `${context}/${area}`),
 );
-const PUBLIC_HELPERS = [
-  // The catalog's visibility and full-text rules as SQL fragments, so search and authoring never disagree with it.
-  'learning/courses/catalog-sql',
-];
-const PUBLIC_FILE = String.raw`[^/]+\.(?:module|service|types|port)`;
 const RELATIVE_UP_TWO = { group: ['../../*'], message: 'Use the @/ alias for imports outside this module.' };
 const RELATIVE_UP_ONE = {
   regex: String.raw`^\.\./`,
   message: 'Use the @/ alias for imports outside this module (`..` from an area folder is another area).',
 };
 
-/** Another area's internals, seen from `area` (null: from outside every area, where all areas are "another"). */
-function internalsOfOtherAreas(area) {
+/**
+ * Deep imports of another area, seen from `area` (null: from outside every area, where all areas are "another");
+ * `testing`: whether the area's testing.ts is allowed (test/ and bench/ only).
+ */
+function internalsOfOtherAreas(area, { testing = false } = {}) {
   const notOwn = area ? `(?!${area}/)` : '';
-  const notPublicHelper = `(?!(?:${PUBLIC_HELPERS.join('|')})$)`;
+  const allowed = [String.raw`[^/]+\.module$`, ...(testing ? ['testing$'] : [])].join('|');
   return {
-    regex: `^@/modules/${notOwn}${notPublicHelper}[^/]+/[^/]+/(?!dto/)(?!${PUBLIC_FILE}$)`,
+    regex: `^@/modules/${notOwn}[^/]+/[^/]+/(?!(?:${allowed}))`,
     message:
-      "Another area's internals: import its *.module, a top-level *.service, dto/, *.types or *.port instead " +
-      '(add a method to its service, or a port, if you need more). See docs/DECISIONS.md, boundaries.',
+      "Another area's internals: import `@/modules/<context>/<area>` (its index.ts) instead, or its *.module for " +
+      'composition' +
+      (testing ? ', or its testing.ts' : '') +
+      ' (export what you need from the index on purpose). See docs/DECISIONS.md, "One public surface per area".',
   };
 }
+
+/** Inside an area, its own index is the outside's view: importing it closes a cycle through the barrel. */
+const ownIndex = (area) => ({
+  regex: `^@/modules/${area}(?:/index)?$`,
+  message: "Inside an area, import the file itself (relatively), never the area's own index.ts.",
+});
 
 const restrict = (...patterns) => ['error', { patterns }];
 
@@ -50,11 +55,16 @@ const restrict = (...patterns) => ['error', { patterns }];
 const boundaryBlocks = AREAS.flatMap((area) => [
   {
     files: [`src/modules/${area}/*.ts`],
-    rules: { 'no-restricted-imports': restrict(RELATIVE_UP_ONE, internalsOfOtherAreas(area)) },
+    rules: { 'no-restricted-imports': restrict(RELATIVE_UP_ONE, internalsOfOtherAreas(area), ownIndex(area)) },
   },
   {
     files: [`src/modules/${area}/*/**/*.ts`],
-    rules: { 'no-restricted-imports': restrict(RELATIVE_UP_TWO, internalsOfOtherAreas(area)) },
+    rules: { 'no-restricted-imports': restrict(RELATIVE_UP_TWO, internalsOfOtherAreas(area), ownIndex(area)) },
+  },
+  {
+    // Unit specs may reach test/support relatively; the area boundary holds for them too.
+    files: [`src/modules/${area}/**/*.spec.ts`],
+    rules: { 'no-restricted-imports': restrict(internalsOfOtherAreas(area), ownIndex(area)) },
   },
 ]);
 
@@ -67,6 +77,8 @@ export default tseslint.config(
       '.data/**',
       'storage/**',
       'bench/results/**',
+      // Lint fixtures: files that must fail (test/architecture lints them through the ESLint API).
+      'test/fixtures/public-surface/**',
       // Plain JavaScript (config, scripts, benchmark harness) is not part of the typed program.
       '**/*.js',
       '**/*.mjs',
@@ -119,6 +131,15 @@ export default tseslint.config(
   },
   ...boundaryBlocks,
   {
+    files: ['src/core/**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': restrict({
+        regex: '^@/modules/',
+        message: 'The core never imports an area; declare a port in src/core and let the area provide it.',
+      }),
+    },
+  },
+  {
     files: ['test/**/*.ts', 'src/**/*.spec.ts', 'bench/**/*.ts'],
     rules: {
       // Tests read loosely typed HTTP bodies and rows; asserting on them is the point.
@@ -128,8 +149,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
       '@typescript-eslint/no-unsafe-return': 'off',
       '@typescript-eslint/unbound-method': 'off',
-      'no-restricted-imports': 'off',
     },
+  },
+  {
+    // Suites and benchmarks see the areas as other areas do, plus each area's testing.ts.
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: { 'no-restricted-imports': restrict(internalsOfOtherAreas(null, { testing: true })) },
   },
   prettier,
 );

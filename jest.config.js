@@ -29,7 +29,11 @@ module.exports = {
     {
       ...common,
       displayName: 'unit',
-      testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/migrations/**/*.spec.ts'],
+      testMatch: [
+        '<rootDir>/src/**/*.spec.ts',
+        '<rootDir>/migrations/**/*.spec.ts',
+        '<rootDir>/test/architecture/**/*.spec.ts',
+      ],
       setupFiles: ['<rootDir>/test/support/unit-setup.ts'],
     },
     {

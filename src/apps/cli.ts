@@ -12,7 +12,7 @@ import { loadConfig } from '@/config/load-config';
 import { baseDataSourceOptions } from '@/core/database/data-source-options';
 import { EmbeddedPostgres } from '@/core/database/embedded-postgres';
 import { revertLastMigrationLocked, runMigrationsLocked } from '@/core/database/migrate';
-import { LeaderboardsService } from '@/modules/practice/gamification/leaderboards.service';
+import { LeaderboardsService } from '@/modules/practice/gamification';
 
 const USAGE = 'usage: cli.js migrate run|revert|show | cli.js leaderboards rebuild [org_id]';
 

@@ -1,8 +1,6 @@
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { ExamAuthoringService } from '@/modules/learning/exams/exam-authoring.service';
-import { ExamSessionsService } from '@/modules/learning/exams/exam-sessions.service';
-import { ExamsService } from '@/modules/learning/exams/exams.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { ExamAuthoringService, ExamSessionsService, ExamsService } from '@/modules/learning/exams';
+import { ProgressService } from '@/modules/learning/progress';
 import type { OrgFixture } from '../support/tenancy';
 import type { TestApp } from '../support/test-app';
 import { makeCourse } from './learning.routes';

@@ -1,4 +1,4 @@
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
 import type { OrgFixture } from '../support/tenancy';
 import type { TestApp } from '../support/test-app';
 import { lessonCompleted, publish } from '../support/engagement';

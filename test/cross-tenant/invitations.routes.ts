@@ -1,4 +1,4 @@
-import { InvitationsService } from '@/modules/tenancy/invitations/invitations.service';
+import { InvitationsService } from '@/modules/tenancy/invitations';
 import type { OrgFixture } from '../support/tenancy';
 import type { TestApp } from '../support/test-app';
 import { ADMINS, type ScopedRoute } from './route';

@@ -1,6 +1,5 @@
 import type { OrgRole } from '@/core/auth/tenancy';
-import type { CreateCourseDto, QuizInputDto } from '@/modules/learning/editor/dto/editor.dto';
-import { EditorService } from '@/modules/learning/editor/editor.service';
+import { type CreateCourseDto, type QuizInputDto, EditorService } from '@/modules/learning/editor';
 import type { OrgFixture } from '../support/tenancy';
 import type { TestApp } from '../support/test-app';
 import { ALL_ROLES, type ScopedRoute, STAFF } from './route';

@@ -1,4 +1,4 @@
-import { LtiToolsService } from '@/modules/integrations/lti/lti-tools.service';
+import { LtiToolsService } from '@/modules/integrations/lti';
 import { stepUpByEmail } from '../support/auth';
 import type { OrgFixture } from '../support/tenancy';
 import type { TestApp } from '../support/test-app';

@@ -1,5 +1,5 @@
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { UsersService } from '@/modules/identity/users';
 import type { OrgFixture } from '../support/tenancy';
 import type { TestApp } from '../support/test-app';
 import { ADMINS, ALL_ROLES, type ScopedRoute, STAFF } from './route';

@@ -1,8 +1,8 @@
-import type { QuizInputDto } from '@/modules/learning/editor/dto/editor.dto';
-import { FlashcardsService } from '@/modules/practice/flashcards/flashcards.service';
-import { GamesService } from '@/modules/practice/games/games.service';
-import { NotesService } from '@/modules/learning/notes/notes.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
+import type { QuizInputDto } from '@/modules/learning/editor';
+import { FlashcardsService } from '@/modules/practice/flashcards';
+import { GamesService } from '@/modules/practice/games';
+import { NotesService } from '@/modules/learning/notes';
+import { ProgressService } from '@/modules/learning/progress';
 import type { OrgFixture } from '../support/tenancy';
 import type { TestApp } from '../support/test-app';
 import { makeCourse } from './learning.routes';

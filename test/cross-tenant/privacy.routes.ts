@@ -1,5 +1,5 @@
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { UsersService } from '@/modules/identity/users';
 import { stepUpByEmail } from '../support/auth';
 import type { OrgFixture } from '../support/tenancy';
 import type { TestApp } from '../support/test-app';

@@ -1,4 +1,4 @@
-import { ScimTokensService } from '@/modules/tenancy/scim/scim-tokens.service';
+import { ScimTokensService } from '@/modules/tenancy/scim';
 import { stepUpByEmail } from '../support/auth';
 import type { OrgFixture } from '../support/tenancy';
 import type { TestApp } from '../support/test-app';

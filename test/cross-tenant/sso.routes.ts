@@ -1,4 +1,4 @@
-import { SsoAdminService } from '@/modules/identity/sso/sso-admin.service';
+import { SsoAdminService } from '@/modules/identity/sso';
 import { stepUpByEmail } from '../support/auth';
 import { CraftedOidcPeer } from '../support/oidc-provider';
 import type { OrgFixture } from '../support/tenancy';

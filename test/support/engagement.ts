@@ -3,7 +3,7 @@ import { TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import type { EventName, EventPayload } from '@/core/events/event-catalog';
 import { EventDispatcher } from '@/core/events/event-dispatcher';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import { addMember } from './tenancy';
 import type { TestApp } from './test-app';
 import type { OrgRole } from '@/core/auth/tenancy';

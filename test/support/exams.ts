@@ -1,7 +1,5 @@
 import type { OrgRole } from '@/core/auth/tenancy';
-import type { CreateExamDto, ExamDto } from '@/modules/learning/exams/dto/exam.dto';
-import { ExamAuthoringService } from '@/modules/learning/exams/exam-authoring.service';
-import { ExamsService } from '@/modules/learning/exams/exams.service';
+import { type CreateExamDto, type ExamDto, ExamAuthoringService, ExamsService } from '@/modules/learning/exams';
 import { makeCourse, type CourseSpec, type MadeCourse } from '../cross-tenant/learning.routes';
 import type { SignedIn } from './auth';
 import { addMember, adult } from './tenancy';

@@ -1,6 +1,6 @@
 import type TestAgent from 'supertest/lib/agent';
 import type { OrgRole } from '@/core/auth/tenancy';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import { signIn, type SignedIn, stepUpByEmail } from './auth';
 import type { TestApp } from './test-app';
 

@@ -1,7 +1,7 @@
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import { PersonalDataRegistry } from '@/core/privacy/personal-data';
 import { TransactionRunner } from '@/core/database/transaction';
-import { AiUsageService } from '@/modules/assistant/ai-usage/ai-usage.service';
+import { AiUsageService } from '@/modules/assistant/ai-usage';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import { signIn, type SignedIn } from '../../support/auth';
 import { postSse, type SseAnswer } from '../../support/sse';

@@ -1,11 +1,10 @@
 import type { Credential } from '@/core/auth/credential';
-import { AiUsageService } from '@/modules/assistant/ai-usage/ai-usage.service';
-import { EditorService } from '@/modules/learning/editor/editor.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
-import { QuizProposalsService } from '@/modules/assistant/tutor/quiz-proposals.service';
-import { TutorService } from '@/modules/assistant/tutor/tutor.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { AiUsageService } from '@/modules/assistant/ai-usage';
+import { EditorService } from '@/modules/learning/editor';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { ProgressService } from '@/modules/learning/progress';
+import { QuizProposalsService, TutorService } from '@/modules/assistant/tutor';
+import { UsersService } from '@/modules/identity/users';
 import { createTestApp, type TestApp } from '../../support/test-app';
 import { PYTHON_LESSONS } from '../../support/tutor-fixtures';
 import { waitUntil } from '../../support/wait';

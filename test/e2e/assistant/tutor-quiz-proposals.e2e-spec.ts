@@ -1,4 +1,4 @@
-import { quizProblems } from '@/modules/learning/editor/quiz-rules';
+import { quizProblems } from '@/modules/learning/editor';
 import { makeCourse, type MadeCourse, ONE_QUESTION_QUIZ } from '../../cross-tenant/learning.routes';
 import { signIn, type SignedIn } from '../../support/auth';
 import { adult } from '../../support/tenancy';

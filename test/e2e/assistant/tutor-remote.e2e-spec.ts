@@ -1,4 +1,4 @@
-import { QuizProposalsService } from '@/modules/assistant/tutor/quiz-proposals.service';
+import { QuizProposalsService } from '@/modules/assistant/tutor';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import { signIn, type SignedIn } from '../../support/auth';
 import { FakeOpenAi, hang, json, status, stream, streamThenHang } from '../../support/openai-server';

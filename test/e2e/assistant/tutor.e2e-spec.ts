@@ -1,8 +1,8 @@
 import { DataSource } from 'typeorm';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
-import { LessonPassagesService } from '@/modules/learning/courses/lesson-passages.service';
-import { EditorService } from '@/modules/learning/editor/editor.service';
-import { UsersRepository } from '@/modules/identity/users/users.repository';
+import { LessonPassagesService } from '@/modules/learning/courses';
+import { EditorService } from '@/modules/learning/editor';
+import { UsersRepository } from '@/modules/identity/users/testing';
 import { backfillLessonChunks } from '../../../migrations/1763758000000-LessonChunks';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import type { SignedIn } from '../../support/auth';

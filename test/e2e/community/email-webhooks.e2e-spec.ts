@@ -5,7 +5,7 @@ import type { MailKind } from '@/core/mail/mail.jobs';
 import { MailService } from '@/core/mail/mail.service';
 import { defineMailTemplate } from '@/core/mail/mail-template';
 import { SchedulerService } from '@/core/queue/scheduler.service';
-import { PRUNE_EMAIL_WEBHOOK_IDS } from '@/modules/community/email-webhooks/email-webhooks.maintenance';
+import { PRUNE_EMAIL_WEBHOOK_IDS } from '@/modules/community/email-webhooks/testing';
 import { signIn, type SignedIn } from '../../support/auth';
 import { createTestApp, type TestApp } from '../../support/test-app';
 import { waitUntil } from '../../support/wait';

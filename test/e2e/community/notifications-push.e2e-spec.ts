@@ -7,7 +7,7 @@ import { TransactionRunner } from '@/core/database/transaction';
 import { JobRunner } from '@/core/queue/job-runner';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import type { EventName, EventPayload } from '@/core/events/event-catalog';
-import { WebPushSender } from '@/modules/community/notifications/push/web-push.sender';
+import { WebPushSender } from '@/modules/community/notifications/testing';
 import type { SignedIn } from '../../support/auth';
 import { privateInterfaceAddress } from '../../support/net';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';

@@ -1,8 +1,7 @@
 import type { Credential } from '@/core/auth/credential';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { FeedService } from '@/modules/community/social/feed.service';
-import { ModerationService } from '@/modules/community/social/moderation.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { FeedService, ModerationService } from '@/modules/community/social';
+import { UsersService } from '@/modules/identity/users';
 import { createTestApp, type TestApp } from '../../support/test-app';
 
 /**

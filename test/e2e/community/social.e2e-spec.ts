@@ -1,6 +1,6 @@
 import { JSDOM } from 'jsdom';
-import type { CommentDto, FeedItemDto, PostViewDto } from '@/modules/community/social/dto/feed.dto';
-import { UsersRepository } from '@/modules/identity/users/users.repository';
+import type { CommentDto, FeedItemDto, PostViewDto } from '@/modules/community/social';
+import { UsersRepository } from '@/modules/identity/users/testing';
 import { signIn, type SignedIn } from '../../support/auth';
 import { addMember, adult, createOrganization } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

@@ -1,7 +1,7 @@
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import { CREATE_ACCOUNT, MESSAGE_ACCOUNT } from '@/modules/community/support/support.definitions';
-import { SupportService } from '@/modules/community/support/support.service';
-import { UsersRepository } from '@/modules/identity/users/users.repository';
+import { CREATE_ACCOUNT, MESSAGE_ACCOUNT } from '@/modules/community/support/testing';
+import { SupportService } from '@/modules/community/support';
+import { UsersRepository } from '@/modules/identity/users/testing';
 import { signIn, type SignedIn } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

@@ -1,6 +1,6 @@
 import type TestAgent from 'supertest/lib/agent';
 import type { OrgRole } from '@/core/auth/tenancy';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import { SCOPED_ROUTES } from '../../cross-tenant';
 import type { ScopedRoute } from '../../cross-tenant/route';
 import { adult, addMember, bearer, createOrganization, type OrgFixture, personalToken } from '../../support/tenancy';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { EventName } from '@/core/events/event-catalog';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import { makeCourse, type MadeCourse, ONE_QUESTION_QUIZ } from '../../cross-tenant/learning.routes';
 import { signIn, type SignedIn } from '../../support/auth';
 import { addMember, adult, createOrganization } from '../../support/tenancy';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import Redis from 'ioredis';
 import { MailService } from '@/core/mail/mail.service';
 import { JobsRecovery } from '@/core/queue/jobs-recovery';
-import { SIGN_IN_CODE } from '@/modules/identity/auth/auth.mails';
+import { SIGN_IN_CODE } from '@/modules/identity/auth/testing';
 import { createTestApp, type TestApp } from '../../support/test-app';
 import { waitUntil } from '../../support/wait';
 

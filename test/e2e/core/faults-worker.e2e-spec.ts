@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { SignedIn } from '../../support/auth';
 import { adult, createOrganization } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';
-import { IMPORT_BATCH } from '@/modules/tenancy/member-import/member-import.service';
+import { IMPORT_BATCH } from '@/modules/tenancy/member-import';
 import { waitUntil } from '../../support/wait';
 
 // Four batches of IMPORT_BATCH (1 000): the kill lands after the first commits, with three still to apply.

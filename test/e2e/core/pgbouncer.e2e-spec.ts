@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import type { Socket } from 'socket.io-client';
 import { PoolQueries } from '@/core/database/pool-queries';
-import { DuelTiming } from '@/modules/practice/duels/duel-engine';
+import { DuelTiming } from '@/modules/practice/duels/testing';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import { settle } from '../../support/engagement';

@@ -6,7 +6,7 @@ import type { Socket } from 'socket.io-client';
 import { HandshakeAuthenticator } from '@/core/realtime/handshake-auth';
 import { Realtime, realtimeEvent, type RealtimeSocket } from '@/core/realtime/realtime.service';
 import { RealtimeError } from '@/core/realtime/realtime-errors';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import type { SignedIn } from '../../support/auth';
 import { member } from '../../support/exams';
 import { accessCookie, call, connected, nextEvent, refused, socketTo } from '../../support/realtime';

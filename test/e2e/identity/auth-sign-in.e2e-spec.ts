@@ -1,4 +1,4 @@
-import { FAILED_ATTEMPTS_ACCOUNT } from '@/modules/identity/auth/auth.rate-limits';
+import { FAILED_ATTEMPTS_ACCOUNT } from '@/modules/identity/auth/testing';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import { codeFrom } from '../../support/mail-sink';
 import { requestSignInCode, setCookies, signIn, totp } from '../../support/auth';

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import type TestAgent from 'supertest/lib/agent';
-import { UsersRepository } from '@/modules/identity/users/users.repository';
+import { UsersRepository } from '@/modules/identity/users/testing';
 import { signIn, type SignedIn } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

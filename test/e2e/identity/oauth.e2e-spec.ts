@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type TestAgent from 'supertest/lib/agent';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import { signIn, type SignedIn } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

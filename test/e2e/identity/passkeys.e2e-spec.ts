@@ -8,8 +8,8 @@ import WebAuthnEmulator, {
   serializeCredential,
 } from 'nid-webauthn-emulator';
 import type TestAgent from 'supertest/lib/agent';
-import { PasskeysPersonalData } from '@/modules/identity/passkeys/passkeys.personal-data';
-import { UsersRepository } from '@/modules/identity/users/users.repository';
+import { PasskeysPersonalData } from '@/modules/identity/passkeys/testing';
+import { UsersRepository } from '@/modules/identity/users/testing';
 import { requestSignInCode, setCookies, type SignedIn, signIn, stepUpByEmail, totp } from '../../support/auth';
 import { adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

@@ -1,16 +1,10 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { join } from 'node:path';
 import { JobsService } from '@/core/queue/jobs.service';
-import {
-  ERASURE_LEASE_MS,
-  ErasureService,
-  eraserStep,
-  STEP_FINISH,
-  STEP_OWNERS,
-} from '@/modules/identity/privacy/erasure.service';
-import { ERASE_ACCOUNT } from '@/modules/identity/privacy/privacy-jobs.definitions';
+import { ERASURE_LEASE_MS, ErasureService, eraserStep, STEP_FINISH, STEP_OWNERS } from '@/modules/identity/privacy';
+import { ERASE_ACCOUNT } from '@/modules/identity/privacy/testing';
 import { PersonalDataRegistry } from '@/core/privacy/personal-data';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import { HoldingErasersModule, holdState } from '../../support/holding-eraser';
 import { createTestApp, type TestApp } from '../../support/test-app';
 import { waitUntil } from '../../support/wait';

@@ -9,8 +9,8 @@ import {
 } from '@/core/privacy/personal-data';
 import { SchedulerService } from '@/core/queue/scheduler.service';
 import type { ScheduleDefinition } from '@/core/queue/schedule';
-import { ErasureService, eraserStep, STEP_FINISH, STEP_OWNERS } from '@/modules/identity/privacy/erasure.service';
-import { ERASURE_REMINDERS, RUN_DUE_ERASURES } from '@/modules/identity/privacy/privacy-jobs.definitions';
+import { ErasureService, eraserStep, STEP_FINISH, STEP_OWNERS } from '@/modules/identity/privacy';
+import { ERASURE_REMINDERS, RUN_DUE_ERASURES } from '@/modules/identity/privacy/testing';
 import { makeCourse } from '../../cross-tenant/learning.routes';
 import { signIn, type SignedIn, stepUpByEmail } from '../../support/auth';
 import { addMember, adult, createOrganization } from '../../support/tenancy';

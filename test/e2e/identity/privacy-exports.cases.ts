@@ -7,8 +7,8 @@ import {
   PersonalDataRegistry,
 } from '@/core/privacy/personal-data';
 import { SchedulerService } from '@/core/queue/scheduler.service';
-import { PrivacyExportsService } from '@/modules/identity/privacy/privacy-exports.service';
-import { EXPIRE_EXPORTS } from '@/modules/identity/privacy/privacy-jobs.definitions';
+import { PrivacyExportsService } from '@/modules/identity/privacy';
+import { EXPIRE_EXPORTS } from '@/modules/identity/privacy/testing';
 import { type SignedIn, stepUpByEmail } from '../../support/auth';
 import { binary, downloadExport, exportOf } from '../../support/privacy';
 import { storedBytes } from '../../support/stored-files';

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { AiUsageService } from '@/modules/assistant/ai-usage/ai-usage.service';
-import { GuardianConsentService } from '@/modules/identity/privacy/guardian-consent.service';
-import { UsersRepository } from '@/modules/identity/users/users.repository';
+import { AiUsageService } from '@/modules/assistant/ai-usage';
+import { GuardianConsentService } from '@/modules/identity/privacy';
+import { UsersRepository } from '@/modules/identity/users/testing';
 import { signIn, type SignedIn, stepUpByEmail } from '../../support/auth';
 import { makeCourse, type MadeCourse, ONE_QUESTION_QUIZ } from '../../cross-tenant/learning.routes';
 import { addMember, adult, createOrganization } from '../../support/tenancy';

@@ -1,5 +1,5 @@
 import { FragileExporterModule, privacyExportsCases } from './privacy-exports.cases';
-import { PRIVACY_POLICY_VERSION, TERMS_VERSION } from '@/modules/identity/users/users.service';
+import { PRIVACY_POLICY_VERSION, TERMS_VERSION } from '@/modules/identity/users';
 import { type SignedIn, stepUpByEmail } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

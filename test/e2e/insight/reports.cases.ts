@@ -1,9 +1,8 @@
 import ExcelJS from 'exceljs';
 import { FileStore } from '@/core/files/file-store';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import { REQUEST_ACCOUNT, REQUEST_ORGANIZATION } from '@/modules/insight/reports/reports.definitions';
-import { ReportLimits, ReportsService } from '@/modules/insight/reports/reports.service';
-import { REPORT_COLUMNS } from '@/modules/insight/reports/report-types';
+import { REQUEST_ACCOUNT, REQUEST_ORGANIZATION, REPORT_COLUMNS } from '@/modules/insight/reports/testing';
+import { ReportLimits, ReportsService } from '@/modules/insight/reports';
 import { makeCourse } from '../../cross-tenant/learning.routes';
 import type { SignedIn } from '../../support/auth';
 import { addMember, adult, createOrganization } from '../../support/tenancy';

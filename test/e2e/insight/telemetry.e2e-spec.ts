@@ -1,4 +1,4 @@
-import { TelemetrySampler, TelemetryService } from '@/modules/insight/telemetry/telemetry.service';
+import { TelemetrySampler, TelemetryService } from '@/modules/insight/telemetry';
 import type { SignedIn } from '../../support/auth';
 import { adult } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

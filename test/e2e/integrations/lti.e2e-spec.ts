@@ -1,9 +1,8 @@
 import { decodeJwt, decodeProtectedHeader, exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { signIn, type SignedIn, stepUpByEmail } from '../../support/auth';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import { LtiKeysService } from '@/modules/integrations/lti/lti-keys.service';
-import { LTI_TOKEN_TOOL, ltiServiceBudget } from '@/modules/integrations/lti/lti.rate-limits';
-import { LtiMaintenance } from '@/modules/integrations/lti/lti.schedules';
+import { LtiKeysService } from '@/modules/integrations/lti';
+import { LTI_TOKEN_TOOL, ltiServiceBudget, LtiMaintenance } from '@/modules/integrations/lti/testing';
 import { CookieJar, type LtiTool, parseFormPost, startLtiTool } from '../../support/lti-tool';
 import { addMember, adult, createOrganization } from '../../support/tenancy';
 import { waitUntil } from '../../support/wait';

@@ -1,4 +1,4 @@
-import { PublicService } from '@/modules/integrations/public/public.service';
+import { PublicService } from '@/modules/integrations/public';
 import { makeCourse, ONE_QUESTION_QUIZ } from '../../cross-tenant/learning.routes';
 import type { SignedIn } from '../../support/auth';
 import { adult, createOrganization } from '../../support/tenancy';

@@ -1,9 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { JobRunner } from '@/core/queue/job-runner';
 import { SchedulerService } from '@/core/queue/scheduler.service';
-import { DISABLE_FAILING, PRUNE_DELIVERIES } from '@/modules/integrations/webhooks/webhook-jobs.definitions';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { WebhookSender } from '@/modules/integrations/webhooks/webhook-sender';
+import { DISABLE_FAILING, PRUNE_DELIVERIES, WebhookSender } from '@/modules/integrations/webhooks/testing';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import { signIn, type SignedIn, stepUpByEmail } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { URL_NAMESPACE, uuidV5 } from '@/modules/integrations/xapi/uuid-v5';
+import { URL_NAMESPACE, uuidV5 } from '@/modules/integrations/xapi/testing';
 import { makeCourse, ONE_QUESTION_QUIZ, type MadeCourse } from '../../cross-tenant/learning.routes';
 import type { SignedIn } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';

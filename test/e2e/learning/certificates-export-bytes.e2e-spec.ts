@@ -10,8 +10,8 @@ import {
   exportHeaders,
   type ExportRow,
   type ExportSeparator,
-} from '@/modules/learning/certificates/certificate-export';
-import { CertificateExportService } from '@/modules/learning/certificates/certificate-export.service';
+} from '@/modules/learning/certificates/testing';
+import { CertificateExportService } from '@/modules/learning/certificates';
 import type { SignedIn } from '../../support/auth';
 import { addMember, adult, createOrganization } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

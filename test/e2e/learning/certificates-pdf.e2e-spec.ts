@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { inflateSync } from 'node:zlib';
 import { PDFParse } from 'pdf-parse';
 import QRCode from 'qrcode';
-import { LOGO_FETCH_TIMEOUT_MS } from '@/modules/learning/certificates/logo-fetcher';
+import { LOGO_FETCH_TIMEOUT_MS } from '@/modules/learning/certificates/testing';
 import type TestAgent from 'supertest/lib/agent';
 import type { SignedIn } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { CertificatesRepository } from '@/modules/learning/certificates/certificates.repository';
+import { CertificatesRepository } from '@/modules/learning/certificates/testing';
 import type { SignedIn } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { COMPRESS_MIN_BYTES, KEEP_ALIVE_TIMEOUT_MS } from '@/core/http/response-encoding';
-import { EditorService } from '@/modules/learning/editor/editor.service';
+import { EditorService } from '@/modules/learning/editor';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import { addMember, adult, createOrganization, personalToken } from '../../support/tenancy';

@@ -1,4 +1,4 @@
-import { EditorService } from '@/modules/learning/editor/editor.service';
+import { EditorService } from '@/modules/learning/editor';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse, type MadeCourse, ONE_QUESTION_QUIZ } from '../../cross-tenant/learning.routes';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';

@@ -4,9 +4,9 @@ import { EventDispatcher } from '@/core/events/event-dispatcher';
 import { PersonalDataRegistry } from '@/core/privacy/personal-data';
 import { JobRunner } from '@/core/queue/job-runner';
 import { SchedulerService } from '@/core/queue/scheduler.service';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import type { ExamDto } from '@/modules/learning/exams/dto/exam.dto';
-import { CLOSE_OVERDUE } from '@/modules/learning/exams/exam-jobs.definitions';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import type { ExamDto } from '@/modules/learning/exams';
+import { CLOSE_OVERDUE } from '@/modules/learning/exams/testing';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import {

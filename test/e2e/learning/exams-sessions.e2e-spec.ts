@@ -1,7 +1,6 @@
-import { UsersRepository } from '@/modules/identity/users/users.repository';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import type { ExamDto } from '@/modules/learning/exams/dto/exam.dto';
-import { ExamAuthoringService } from '@/modules/learning/exams/exam-authoring.service';
+import { UsersRepository } from '@/modules/identity/users/testing';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { type ExamDto, ExamAuthoringService } from '@/modules/learning/exams';
 import type { SignedIn } from '../../support/auth';
 import {
   answerKey,

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type TestAgent from 'supertest/lib/agent';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { EditorService } from '@/modules/learning/editor/editor.service';
-import type { ExamDto } from '@/modules/learning/exams/dto/exam.dto';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { EditorService } from '@/modules/learning/editor';
+import type { ExamDto } from '@/modules/learning/exams';
 import { signIn, type SignedIn } from '../../support/auth';
 import { advance, courseWith, enroll, examBody, makeExam, member, openWindow, questions } from '../../support/exams';
 import { adult, createOrganization } from '../../support/tenancy';

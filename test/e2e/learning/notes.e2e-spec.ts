@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { NOTES_EXPORT_MAX_BYTES } from '@/modules/learning/notes/notes.service';
+import { NOTES_EXPORT_MAX_BYTES } from '@/modules/learning/notes';
 import type { SignedIn } from '../../support/auth';
 import { enroll, member } from '../../support/exams';
 import { adult, createOrganization } from '../../support/tenancy';

@@ -1,5 +1,5 @@
-import { EditorService } from '@/modules/learning/editor/editor.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
+import { EditorService } from '@/modules/learning/editor';
+import { ProgressService } from '@/modules/learning/progress';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse, type MadeCourse, ONE_QUESTION_QUIZ } from '../../cross-tenant/learning.routes';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';

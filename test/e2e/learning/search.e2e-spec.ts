@@ -1,5 +1,4 @@
-import { EditorService } from '@/modules/learning/editor/editor.service';
-import { SeoService } from '@/modules/learning/editor/seo/seo.service';
+import { EditorService, SeoService } from '@/modules/learning/editor';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import { addMember, adult, createOrganization } from '../../support/tenancy';

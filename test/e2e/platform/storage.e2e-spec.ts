@@ -1,7 +1,7 @@
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { FileStore } from '@/core/files/file-store';
 import { S3FileStore, s3Client } from '@/core/files/s3-file-store';
-import { SeoService } from '@/modules/learning/editor/seo/seo.service';
+import { SeoService } from '@/modules/learning/editor';
 import { makeCourse } from '../../cross-tenant/learning.routes';
 import { storedBytes } from '../../support/stored-files';
 import { adult } from '../../support/tenancy';

@@ -1,8 +1,7 @@
 import type { Socket } from 'socket.io-client';
 import type { ManualClock } from '@/core/clock/clock';
 import { Realtime } from '@/core/realtime/realtime.service';
-import { DuelEngine, DuelTiming } from '@/modules/practice/duels/duel-engine';
-import { DuelLiveStore } from '@/modules/practice/duels/duel-live.store';
+import { DuelEngine, DuelTiming, DuelLiveStore } from '@/modules/practice/duels/testing';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import { enroll, member } from '../../support/exams';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { QuizInputDto } from '@/modules/learning/editor/dto/editor.dto';
-import { GamesService } from '@/modules/practice/games/games.service';
+import type { QuizInputDto } from '@/modules/learning/editor';
+import { GamesService } from '@/modules/practice/games';
 import type { SignedIn } from '../../support/auth';
 import { enroll, member } from '../../support/exams';
 import { adult, createOrganization } from '../../support/tenancy';

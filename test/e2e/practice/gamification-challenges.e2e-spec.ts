@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { ChallengesService } from '@/modules/practice/gamification/challenges.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { ChallengesService } from '@/modules/practice/gamification';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse } from '../../cross-tenant/learning.routes';
 import { lessonCompleted, publish, quietMember, settle } from '../../support/engagement';

@@ -1,11 +1,11 @@
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
 import {
   LeaderboardStore,
   LedgerBoards,
   PostgresLeaderboardStore,
   RedisLeaderboardStore,
-} from '@/modules/practice/gamification/leaderboard.store';
-import { LeaderboardsService } from '@/modules/practice/gamification/leaderboards.service';
+} from '@/modules/practice/gamification/testing';
+import { LeaderboardsService } from '@/modules/practice/gamification';
 import { REDIS } from '@/core/redis/redis.module';
 import type Redis from 'ioredis';
 import type { SignedIn } from '../../support/auth';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import type { SignedIn } from '../../support/auth';
 import { lessonCompleted, publish } from '../../support/engagement';
 import { addMember, adult, createOrganization } from '../../support/tenancy';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { EventDispatcher } from '@/core/events/event-dispatcher';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import { signIn, type SignedIn } from '../../support/auth';
 import { lessonCompleted, publish, quietMember, settle } from '../../support/engagement';
 import { addMember, adult, createOrganization } from '../../support/tenancy';

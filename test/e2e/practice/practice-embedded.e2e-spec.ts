@@ -1,11 +1,11 @@
 import type { Credential } from '@/core/auth/credential';
-import { EditorService } from '@/modules/learning/editor/editor.service';
-import { FlashcardsService } from '@/modules/practice/flashcards/flashcards.service';
-import { GamesService } from '@/modules/practice/games/games.service';
-import { NotesService } from '@/modules/learning/notes/notes.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { EditorService } from '@/modules/learning/editor';
+import { FlashcardsService } from '@/modules/practice/flashcards';
+import { GamesService } from '@/modules/practice/games';
+import { NotesService } from '@/modules/learning/notes';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { ProgressService } from '@/modules/learning/progress';
+import { UsersService } from '@/modules/identity/users';
 import { createTestApp, type TestApp } from '../../support/test-app';
 
 /**

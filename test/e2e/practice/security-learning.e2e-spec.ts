@@ -1,5 +1,5 @@
 import type { Socket } from 'socket.io-client';
-import type { ExamDto } from '@/modules/learning/exams/dto/exam.dto';
+import type { ExamDto } from '@/modules/learning/exams';
 import type { SignedIn } from '../../support/auth';
 import { makeCourse, type MadeCourse } from '../../cross-tenant/learning.routes';
 import {

@@ -1,4 +1,4 @@
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import type { SignedIn } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

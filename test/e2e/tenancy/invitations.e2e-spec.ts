@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import { setCookies, signIn, type SignedIn, totp } from '../../support/auth';
 import { type CaughtMail, codeFrom } from '../../support/mail-sink';
 import { addMember, adult } from '../../support/tenancy';

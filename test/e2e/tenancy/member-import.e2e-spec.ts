@@ -1,6 +1,6 @@
-import { MemberImportRepository } from '@/modules/tenancy/member-import/member-import.repository';
-import { IMPORT_BATCH, MemberImportService } from '@/modules/tenancy/member-import/member-import.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { MemberImportRepository } from '@/modules/tenancy/member-import/testing';
+import { IMPORT_BATCH, MemberImportService } from '@/modules/tenancy/member-import';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import { signIn, type SignedIn } from '../../support/auth';
 import { addMember, adult, createOrganization } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

@@ -1,4 +1,4 @@
-import { anonymousPerson, PeopleService } from '@/modules/tenancy/members/people.service';
+import { anonymousPerson, PeopleService } from '@/modules/tenancy/members';
 import type { Membership, OrgRole } from '@/core/auth/tenancy';
 import type { SignedIn } from '../../support/auth';
 import { addMember, adult, createOrganization } from '../../support/tenancy';

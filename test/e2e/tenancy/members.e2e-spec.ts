@@ -1,5 +1,5 @@
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import type { SignedIn } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

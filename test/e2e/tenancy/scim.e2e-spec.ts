@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type TestAgent from 'supertest/lib/agent';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { scimTokenBudget } from '@/modules/tenancy/scim/scim.rate-limits';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { scimTokenBudget } from '@/modules/tenancy/scim/testing';
 import { type SignedIn, stepUpByEmail } from '../../support/auth';
 import { addMember, adult, bearer, createOrganization, personalToken } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';

@@ -1,13 +1,15 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UserEntity } from '@/modules/identity/users/entities/user.entity';
-import { UsersRepository } from '@/modules/identity/users/users.repository';
-import { UsersService } from '@/modules/identity/users/users.service';
-import { NotificationPipeline } from '@/modules/community/notifications/notification-pipeline';
-import { NotificationsRealtime } from '@/modules/community/notifications/notifications-realtime';
-import { NotificationsRepository } from '@/modules/community/notifications/notifications.repository';
-import { NotificationsService } from '@/modules/community/notifications/notifications.service';
-import { FcmProvider, NativePushProvider } from '@/modules/community/notifications/push/fcm.provider';
-import { WebPushSender } from '@/modules/community/notifications/push/web-push.sender';
+import { UserEntity, UsersRepository } from '@/modules/identity/users/testing';
+import { UsersService } from '@/modules/identity/users';
+import {
+  NotificationPipeline,
+  NotificationsRealtime,
+  NotificationsRepository,
+  FcmProvider,
+  NativePushProvider,
+  WebPushSender,
+} from '@/modules/community/notifications/testing';
+import { NotificationsService } from '@/modules/community/notifications';
 import { clockAt, createIntegration, type Integration, insertUser } from '../../support/integration';
 
 /**

@@ -1,18 +1,16 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { Injectable } from '@nestjs/common';
 import { type EraseContext, PersonalData, type PersonalDataHandler } from '@/core/privacy/personal-data';
-import { ERASURE_GRACE_MS, ErasureService } from '@/modules/identity/privacy/erasure.service';
-import { PrivacyRepository } from '@/modules/identity/privacy/privacy.repository';
-import { UserEntity } from '@/modules/identity/users/entities/user.entity';
-import { AccountPersonalData } from '@/modules/identity/users/users.personal-data';
-import { UsersRepository } from '@/modules/identity/users/users.repository';
-import { UsersService } from '@/modules/identity/users/users.service';
-import { AiUsageFigures } from '@/modules/tenancy/organizations/ai-usage-figures.port';
-import { EnrollmentCount } from '@/modules/tenancy/organizations/enrollment-count.port';
-import { OrganizationEntity } from '@/modules/tenancy/organizations/entities/organization.entity';
-import { MembershipsPersonalData } from '@/modules/tenancy/organizations/organizations.personal-data';
-import { OrganizationsRepository } from '@/modules/tenancy/organizations/organizations.repository';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { ERASURE_GRACE_MS, ErasureService } from '@/modules/identity/privacy';
+import { PrivacyRepository } from '@/modules/identity/privacy/testing';
+import { UserEntity, AccountPersonalData, UsersRepository } from '@/modules/identity/users/testing';
+import { UsersService } from '@/modules/identity/users';
+import { AiUsageFigures, EnrollmentCount, OrganizationsService } from '@/modules/tenancy/organizations';
+import {
+  OrganizationEntity,
+  MembershipsPersonalData,
+  OrganizationsRepository,
+} from '@/modules/tenancy/organizations/testing';
 import {
   clockAt,
   createIntegration,

@@ -1,13 +1,11 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Membership } from '@/core/auth/tenancy';
-import { CatalogService } from '@/modules/learning/courses/catalog.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
-import { UserEntity } from '@/modules/identity/users/entities/user.entity';
-import { UsersRepository } from '@/modules/identity/users/users.repository';
-import { UsersService } from '@/modules/identity/users/users.service';
-import { FlashcardsRepository } from '@/modules/practice/flashcards/flashcards.repository';
-import { FlashcardsService } from '@/modules/practice/flashcards/flashcards.service';
-import { review as schedule, type ScheduledState } from '@/modules/practice/flashcards/schedulers';
+import { CatalogService } from '@/modules/learning/courses';
+import { ProgressService } from '@/modules/learning/progress';
+import { UserEntity, UsersRepository } from '@/modules/identity/users/testing';
+import { UsersService } from '@/modules/identity/users';
+import { FlashcardsRepository, review as schedule, type ScheduledState } from '@/modules/practice/flashcards/testing';
+import { FlashcardsService } from '@/modules/practice/flashcards';
 import {
   clockAt,
   createIntegration,

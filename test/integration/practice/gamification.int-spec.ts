@@ -2,12 +2,12 @@ import {
   LeaderboardStore,
   LedgerBoards,
   RedisLeaderboardStore,
-} from '@/modules/practice/gamification/leaderboard.store';
-import { LedgerRepository } from '@/modules/practice/gamification/ledger.repository';
-import { StreaksRepository } from '@/modules/practice/gamification/streaks.repository';
-import { StreaksService } from '@/modules/practice/gamification/streaks.service';
-import { type Effects, XpLedgerService } from '@/modules/practice/gamification/xp-ledger.service';
-import type { AwardCandidate, XpSource } from '@/modules/practice/gamification/xp-rules';
+  LedgerRepository,
+  StreaksRepository,
+  type AwardCandidate,
+  type XpSource,
+} from '@/modules/practice/gamification/testing';
+import { StreaksService, type Effects, XpLedgerService } from '@/modules/practice/gamification';
 import {
   clockAt,
   createIntegration,

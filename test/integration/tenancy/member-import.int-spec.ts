@@ -1,22 +1,15 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { EmailCodeService } from '@/modules/identity/auth/email-code.service';
-import { SignInService } from '@/modules/identity/auth/sign-in.service';
-import { UserEntity } from '@/modules/identity/users/entities/user.entity';
-import { UsersRepository } from '@/modules/identity/users/users.repository';
-import { UsersService } from '@/modules/identity/users/users.service';
-import { CohortsRepository } from '@/modules/tenancy/cohorts/cohorts.repository';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { InstituteLinks } from '@/modules/tenancy/cohorts/institute-links.port';
-import { InvitationsRepository } from '@/modules/tenancy/invitations/invitations.repository';
-import { InvitationsService } from '@/modules/tenancy/invitations/invitations.service';
-import { AiUsageFigures } from '@/modules/tenancy/organizations/ai-usage-figures.port';
-import { EnrollmentCount } from '@/modules/tenancy/organizations/enrollment-count.port';
-import { OrganizationEntity } from '@/modules/tenancy/organizations/entities/organization.entity';
-import { OrganizationsRepository } from '@/modules/tenancy/organizations/organizations.repository';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { MemberImportRepository } from '@/modules/tenancy/member-import/member-import.repository';
-import { MemberImportService } from '@/modules/tenancy/member-import/member-import.service';
-import type { ImportRow } from '@/modules/tenancy/member-import/import-file';
+import { EmailCodeService, SignInService } from '@/modules/identity/auth';
+import { UserEntity, UsersRepository } from '@/modules/identity/users/testing';
+import { UsersService } from '@/modules/identity/users';
+import { CohortsRepository } from '@/modules/tenancy/cohorts/testing';
+import { CohortsService, InstituteLinks } from '@/modules/tenancy/cohorts';
+import { InvitationsRepository } from '@/modules/tenancy/invitations/testing';
+import { InvitationsService } from '@/modules/tenancy/invitations';
+import { AiUsageFigures, EnrollmentCount, OrganizationsService } from '@/modules/tenancy/organizations';
+import { OrganizationEntity, OrganizationsRepository } from '@/modules/tenancy/organizations/testing';
+import { MemberImportRepository, type ImportRow } from '@/modules/tenancy/member-import/testing';
+import { MemberImportService } from '@/modules/tenancy/member-import';
 import {
   createIntegration,
   type Integration,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@/core/clock/clock';
-import { AiUsageFigures } from '@/modules/tenancy/organizations/ai-usage-figures.port';
+import { AiUsageFigures } from '@/modules/tenancy/organizations';
 import { AiUsageRepository } from './ai-usage.repository';
 import { utcMonth } from './quota-windows';
 

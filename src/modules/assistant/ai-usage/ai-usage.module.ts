@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { AiUsageFigures } from '@/modules/tenancy/organizations/ai-usage-figures.port';
+import { AiUsageFigures } from '@/modules/tenancy/organizations';
 import { UsersModule } from '@/modules/identity/users/users.module';
 import { AiUsageFiguresOfMetering } from './ai-usage-figures';
 import { AiUsageController } from './ai-usage.controller';

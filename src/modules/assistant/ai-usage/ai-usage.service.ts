@@ -6,8 +6,8 @@ import { Clock } from '@/core/clock/clock';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { requestContext } from '@/core/logging/request-context';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { UsersService } from '@/modules/identity/users';
 import { AiUsageRepository, type GroupRow, type MeteredCall, type OrganizationFilter } from './ai-usage.repository';
 import type {
   AiProviderName,

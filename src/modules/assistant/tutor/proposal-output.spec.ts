@@ -1,4 +1,4 @@
-import { quizProblems } from '@/modules/learning/editor/quiz-rules';
+import { quizProblems } from '@/modules/learning/editor';
 import { usableQuestions } from './proposal-output';
 
 const CHUNK = 'a1111111-1111-8111-8111-111111111111';

@@ -4,7 +4,7 @@ import { CurrentCredential, PlatformRoles } from '@/core/auth/access.decorators'
 import type { Credential } from '@/core/auth/credential';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
-import { EditorLessonDto } from '@/modules/learning/editor/dto/editor.dto';
+import { EditorLessonDto } from '@/modules/learning/editor';
 import {
   AcceptQuizProposalDto,
   CreateQuizProposalDto,
@@ -12,7 +12,7 @@ import {
   QuizProposalListDto,
 } from './dto/quiz-proposal.dto';
 import { QuizProposalsService } from './quiz-proposals.service';
-import { PROPOSALS_HOUR } from './tutor.rate-limits';
+import { PROPOSALS_HOUR } from './tutor.limits';
 
 @ApiTags('tutor')
 @Controller('editor/courses/:course_id/lessons/:lesson_id/quiz-proposals')

@@ -4,12 +4,10 @@ import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { JobsService } from '@/core/queue/jobs.service';
-import { AiUsageService } from '@/modules/assistant/ai-usage/ai-usage.service';
-import { CatalogService } from '@/modules/learning/courses/catalog.service';
+import { AiUsageService } from '@/modules/assistant/ai-usage';
+import { CatalogService, LessonPassagesService } from '@/modules/learning/courses';
 import { isUuid } from '@/core/http/uuid';
-import { LessonPassagesService } from '@/modules/learning/courses/lesson-passages.service';
-import type { EditorLessonDto } from '@/modules/learning/editor/dto/editor.dto';
-import { EditorService } from '@/modules/learning/editor/editor.service';
+import { type EditorLessonDto, EditorService } from '@/modules/learning/editor';
 import {
   type AcceptQuizProposalDto,
   type CreateQuizProposalDto,
@@ -19,7 +17,7 @@ import {
 import { usableQuestions } from './proposal-output';
 import { quizMessages } from './prompts/quiz-prompt';
 import { AI_PROVIDER, type AiProvider, AiProviderError, estimateTokens } from './providers/ai-provider';
-import { QUIZ_PROPOSAL } from './quiz-proposals.jobs';
+import { QUIZ_PROPOSAL } from './tutor.jobs';
 import { type ProposalOutcome, type ProposalRow, QuizProposalsRepository } from './quiz-proposals.repository';
 
 const RECENT = 20;

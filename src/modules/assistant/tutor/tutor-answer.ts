@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '@/core/clock/clock';
 import type { TransactionRunner } from '@/core/database/transaction';
-import type { AiUsageService } from '@/modules/assistant/ai-usage/ai-usage.service';
-import type { AiCallStatus } from '@/modules/assistant/ai-usage/dto/ai-usage.dto';
+import type { AiUsageService, AiCallStatus } from '@/modules/assistant/ai-usage';
 import { CitationTracker, type NumberedPassage } from './citations';
 import type { Locale } from './prompts/tutor-prompt';
 import { tutorMessages } from './prompts/tutor-prompt';

@@ -29,7 +29,7 @@ import {
   StartEventDto,
 } from './dto/tutor.dto';
 import { SseStream } from './sse';
-import { MESSAGES_DAY, MESSAGES_MINUTE } from './tutor.rate-limits';
+import { MESSAGES_DAY, MESSAGES_MINUTE } from './tutor.limits';
 import { TutorService } from './tutor.service';
 
 const MINORS =

@@ -9,7 +9,7 @@ import { AI_PROVIDER, type AiProvider, LOCAL_AI_PROVIDER } from './providers/ai-
 import { LocalProvider } from './providers/local.provider';
 import { OpenAiCompatibleProvider } from './providers/openai-compatible.provider';
 import { QuizProposalsController } from './quiz-proposals.controller';
-import { QuizProposalsProcessor } from './quiz-proposals.processor';
+import { QuizProposalsProcessor } from './tutor-handlers.jobs';
 import { QuizProposalsRepository } from './quiz-proposals.repository';
 import { QuizProposalsService } from './quiz-proposals.service';
 import { TutorController } from './tutor.controller';

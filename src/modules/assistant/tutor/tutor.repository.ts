@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
-import type { AiProviderName } from '@/modules/assistant/ai-usage/dto/ai-usage.dto';
+import type { AiProviderName } from '@/modules/assistant/ai-usage';
 import type { Citation } from './citations';
 import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 

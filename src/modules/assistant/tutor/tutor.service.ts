@@ -7,12 +7,11 @@ import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
-import { AiUsageService } from '@/modules/assistant/ai-usage/ai-usage.service';
-import { CatalogService, type ReachableCourse } from '@/modules/learning/courses/catalog.service';
+import { AiUsageService } from '@/modules/assistant/ai-usage';
+import { CatalogService, type ReachableCourse, LessonPassagesService } from '@/modules/learning/courses';
 import { isUuid } from '@/core/http/uuid';
-import { LessonPassagesService } from '@/modules/learning/courses/lesson-passages.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { ProgressService } from '@/modules/learning/progress';
+import { UsersService } from '@/modules/identity/users';
 import type { NumberedPassage } from './citations';
 import type {
   ConversationDetailDto,

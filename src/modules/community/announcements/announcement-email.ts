@@ -9,9 +9,9 @@ import { listUnsubscribeHeaders, unsubscribeToken, unsubscribeUrl } from '@/core
 import { defineJob } from '@/core/queue/job-definition';
 import { type JobContext, JobHandler } from '@/core/queue/job-handler.decorator';
 import { JobsService } from '@/core/queue/jobs.service';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { UsersService } from '@/modules/identity/users';
 import { announcementParagraphs } from './announcement-markdown';
 import { pickTranslation } from './announcement-record';
 import { type AnnouncementRow, AnnouncementsRepository } from './announcements.repository';

@@ -4,8 +4,8 @@ import { Clock } from '@/core/clock/clock';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError, type ErrorDetail } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import { AnnouncementEmails } from './announcement-email';
 import { toAdminRecord } from './announcement-record';
 import {

@@ -6,7 +6,7 @@ import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { EMAIL_EVENT_SCHEMA, WebhookReceiptDto } from './dto/email-webhooks.dto';
 import { EmailWebhooksService } from './email-webhooks.service';
-import { EMAIL_WEBHOOK_IP } from './email-webhooks.rate-limits';
+import { EMAIL_WEBHOOK_IP } from './email-webhooks.limits';
 
 @ApiTags('webhooks')
 @Controller('webhooks')

@@ -3,7 +3,7 @@ import { MailSuppression } from '@/core/mail/mail.processor';
 import { EmailSuppressionsController } from './email-suppressions.controller';
 import { EmailSuppressionsService } from './email-suppressions.service';
 import { EmailWebhooksController } from './email-webhooks.controller';
-import { EmailWebhooksMaintenance } from './email-webhooks.maintenance';
+import { EmailWebhooksMaintenance } from './email-webhooks.schedules';
 import { EmailWebhooksRepository } from './email-webhooks.repository';
 import { EmailWebhooksService } from './email-webhooks.service';
 import { WebhookSignatures } from './webhook-signatures';

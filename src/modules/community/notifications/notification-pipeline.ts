@@ -14,11 +14,11 @@ import {
   isEmailCategory,
 } from './notification-categories';
 import { type ContentParams, NOTIFICATION_MAILS, write } from './notification-content';
-import { DELIVER_FCM, DELIVER_PUSH } from './notification-jobs.definitions';
+import { DELIVER_FCM, DELIVER_PUSH } from './notifications.jobs';
 import { NotificationsRealtime } from './notifications-realtime';
 import { type NotificationRow, NotificationsRepository, type Recipient } from './notifications.repository';
 import { NativePushProvider } from './push/fcm.provider';
-import { WebPushSender } from './push/web-push.sender';
+import { WebPushSender } from './push/web-push-sender';
 import { quietHoursDelayMs } from './quiet-hours';
 
 export interface NotifySpec {

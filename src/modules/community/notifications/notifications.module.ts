@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { UsersModule } from '@/modules/identity/users/users.module';
-import { NotificationJobs } from './notification-jobs';
+import { NotificationJobs } from './notifications-handlers.jobs';
 import { NotificationPipeline } from './notification-pipeline';
-import { NotificationSubscribers } from './notification-subscribers';
+import { NotificationSubscribers } from './notifications.subscribers';
 import { NotificationsGateway } from './notifications.gateway';
 import { NotificationsRealtime } from './notifications-realtime';
 import { NotificationPreferencesController, NotificationsController } from './notifications.controller';
@@ -16,7 +16,7 @@ import { NotificationsService } from './notifications.service';
 import { FcmProvider, NativePushProvider } from './push/fcm.provider';
 import { PushController } from './push/push.controller';
 import { PushService } from './push/push.service';
-import { WebPushSender } from './push/web-push.sender';
+import { WebPushSender } from './push/web-push-sender';
 import { UnsubscribeController } from './unsubscribe.controller';
 import { UnsubscribeService } from './unsubscribe.service';
 

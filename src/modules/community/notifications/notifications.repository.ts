@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { Locale } from '@/core/mail/mail-template';
-import { visibleTo } from '@/modules/learning/courses/catalog-sql';
+import { visibleTo } from '@/modules/learning/courses';
 import { type Category, type PreferenceOverrides, preferenceSql } from './notification-categories';
 import type { QuietHours } from './quiet-hours';
 import { tenancyExempt } from '@/core/database/tenancy';

@@ -5,7 +5,7 @@ import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError, type ErrorDetail } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { isUuid } from '@/core/http/uuid';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import type {
   NotificationDto,
   NotificationListQueryDto,

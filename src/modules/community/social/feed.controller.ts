@@ -26,7 +26,7 @@ import {
   ContentReportInputDto,
 } from './dto/feed.dto';
 import { FeedService } from './feed.service';
-import { COMMENT_ACCOUNT, POST_ACCOUNT, REPORT_ACCOUNT } from './social.rate-limits';
+import { COMMENT_ACCOUNT, POST_ACCOUNT, REPORT_ACCOUNT } from './social.limits';
 
 const OFF = 'With the organization’s `feed_enabled: false`, 404 `feature_disabled`.';
 const VISIBLE =

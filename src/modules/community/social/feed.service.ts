@@ -7,7 +7,7 @@ import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, type PageQueryDto, toPage } from '@/core/http/pagination';
 import { isUuid } from '@/core/http/uuid';
-import { anonymousPerson, type PersonDto, PeopleService } from '@/modules/tenancy/members/people.service';
+import { anonymousPerson, type PersonDto, PeopleService } from '@/modules/tenancy/members';
 import { containsBlockedTerm } from './blocked-terms';
 import {
   type CommentDto,

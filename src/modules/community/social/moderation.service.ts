@@ -7,7 +7,7 @@ import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, type PageQueryDto, toPage } from '@/core/http/pagination';
 import { isUuid } from '@/core/http/uuid';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import type { CommentDto, ContentStatus, FeedItemDto } from './dto/feed.dto';
 import type {
   DecisionInputDto,

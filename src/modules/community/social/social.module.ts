@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { MembersModule } from '@/modules/tenancy/members/members.module';
 import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
-import { ActivitySubscriber } from './activity.subscriber';
+import { ActivitySubscriber } from './social.subscribers';
 import { FeedController } from './feed.controller';
 import { FeedService } from './feed.service';
 import { ModerationController } from './moderation.controller';

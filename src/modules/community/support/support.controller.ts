@@ -19,7 +19,7 @@ import {
   TicketWithMessagesDto,
   UpdateTicketDto,
 } from './dto/support.dto';
-import { CREATE_ACCOUNT, MESSAGE_ACCOUNT } from './support.definitions';
+import { CREATE_ACCOUNT, MESSAGE_ACCOUNT } from './support.limits';
 import { SupportService } from './support.service';
 
 const STATES =

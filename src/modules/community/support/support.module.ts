@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { UsersModule } from '@/modules/identity/users/users.module';
 import { AdminSupportController, SupportController } from './support.controller';
-import { SupportJobs } from './support.jobs';
+import { SupportJobs } from './support.schedules';
 import { SupportStaffMessagesPersonalData, SupportTicketsPersonalData } from './support.personal-data';
 import { SupportRepository } from './support.repository';
 import { SupportService } from './support.service';

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
-import type { TicketCategory, TicketPriority, TicketStatus } from './support.definitions';
+import type { TicketCategory, TicketPriority, TicketStatus } from './support.types';
 import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface TicketRow {

@@ -8,7 +8,7 @@ import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { MailService } from '@/core/mail/mail.service';
 import { resolveLocale } from '@/core/mail/mail-template';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import type {
   AdminTicketDto,
   AdminTicketListQueryDto,
@@ -22,7 +22,8 @@ import type {
   TicketWithMessagesDto,
   UpdateTicketDto,
 } from './dto/support.dto';
-import { AUTO_CLOSE_MS, NEW_TICKET, REOPEN_WINDOW_MS, SUPPORT_REPLY, TICKET_RECEIVED } from './support.definitions';
+import { AUTO_CLOSE_MS, REOPEN_WINDOW_MS } from './support.types';
+import { NEW_TICKET, SUPPORT_REPLY, TICKET_RECEIVED } from './support.mails';
 import { renderSupportHtml } from './support-markdown';
 import { type MessageRow, SupportRepository, type TicketRow } from './support.repository';
 

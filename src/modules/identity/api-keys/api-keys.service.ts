@@ -6,8 +6,8 @@ import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { UsersService } from '@/modules/identity/users';
 import { type ApiKeyRow, ApiKeysRepository } from './api-keys.repository';
 import type { ApiKeyDto, CreateApiKeyDto, CreatedApiKeyDto } from './dto/api-key.dto';
 

@@ -9,9 +9,8 @@ import { CookieService } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { isUuid } from '@/core/http/uuid';
-import { UserDto } from '@/modules/identity/users/dto/user.dto';
-import { UsersService } from '@/modules/identity/users/users.service';
-import { EMAIL_CHANGE_ACCOUNT, EMAIL_CHANGE_IP, EMAIL_CHANGE_VERIFY_ACCOUNT } from './auth.rate-limits';
+import { UserDto, UsersService } from '@/modules/identity/users';
+import { EMAIL_CHANGE_ACCOUNT, EMAIL_CHANGE_IP, EMAIL_CHANGE_VERIFY_ACCOUNT } from './auth.limits';
 import {
   CodeDto,
   EmailChangeRequestDto,

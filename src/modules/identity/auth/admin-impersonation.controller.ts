@@ -8,7 +8,7 @@ import { CookieService } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { UuidPipe } from '@/core/http/uuid';
-import { IMPERSONATE_ACCOUNT } from './auth.rate-limits';
+import { IMPERSONATE_ACCOUNT } from './auth.limits';
 import { ImpersonationStatusDto } from './dto/auth.dto';
 import { ImpersonationService, IMPERSONATION_TTL_SECONDS } from './impersonation.service';
 

@@ -13,8 +13,7 @@ import { Client, type ClientInfo } from '@/core/http/client-info';
 import { COOKIE, CookieService, CookieValue } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
-import { UserDto } from '@/modules/identity/users/dto/user.dto';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UserDto, UsersService } from '@/modules/identity/users';
 import {
   OTP_REQUEST_EMAIL,
   OTP_REQUEST_IP,
@@ -24,7 +23,7 @@ import {
   STEP_UP_REQUEST_ACCOUNT,
   STEP_UP_VERIFY_ACCOUNT,
   TWO_FACTOR_VERIFY_IP,
-} from './auth.rate-limits';
+} from './auth.limits';
 import { CredentialView } from './credential-view';
 import {
   CredentialDto,

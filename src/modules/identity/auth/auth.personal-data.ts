@@ -7,7 +7,7 @@ import {
   type PersonalDataHandler,
   streamRows,
 } from '@/core/privacy/personal-data';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import { SessionsRepository } from './sessions.repository';
 
 /*

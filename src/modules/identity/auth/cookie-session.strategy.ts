@@ -7,7 +7,7 @@ import { SignedTokens } from '@/core/auth/signed-tokens';
 import { STRATEGY } from '@/core/auth/strategies';
 import { Clock } from '@/core/clock/clock';
 import { COOKIE } from '@/core/http/cookies';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import { SessionsRepository } from './sessions.repository';
 import { VerifiedTokenMemo } from './verified-tokens';
 

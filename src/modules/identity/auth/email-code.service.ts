@@ -4,7 +4,7 @@ import { CryptoService } from '@/core/crypto/crypto.service';
 import type { Tx } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
+import { FAILED_ATTEMPTS_ACCOUNT } from './auth.limits';
 import { EmailCodesRepository } from './email-codes.repository';
 
 export type CodePurpose = 'sign_in' | 'step_up' | 'email_change' | 'invitation';

@@ -4,7 +4,7 @@ import type { Credential } from '@/core/auth/credential';
 import { ApiError } from '@/core/http/api-error';
 import type { ClientInfo } from '@/core/http/client-info';
 import type { CookieChange } from '@/core/http/cookies';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import { SessionService } from './session.service';
 
 export const IMPERSONATION_TTL_SECONDS = 30 * 60;

@@ -8,8 +8,7 @@ import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import type { ClientInfo } from '@/core/http/client-info';
 import { clearCookie, COOKIE, type CookieChange, setCookie } from '@/core/http/cookies';
-import type { User } from '@/modules/identity/users/users.types';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { type User, UsersService } from '@/modules/identity/users';
 import { type SessionRow, SessionsRepository } from './sessions.repository';
 
 export const ACCESS_TTL_SECONDS = 15 * 60;

@@ -7,9 +7,9 @@ import { ApiError } from '@/core/http/api-error';
 import { COOKIE, type CookieChange, setCookie } from '@/core/http/cookies';
 import { MailService } from '@/core/mail/mail.service';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import { STEP_UP_CODE } from './auth.mails';
-import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
+import { FAILED_ATTEMPTS_ACCOUNT } from './auth.limits';
 import { EmailCodeService } from './email-code.service';
 import { TwoFactorService } from './two-factor.service';
 

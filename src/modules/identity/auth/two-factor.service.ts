@@ -10,10 +10,9 @@ import { ApiError } from '@/core/http/api-error';
 import { clearCookie, COOKIE, type CookieChange, setCookie } from '@/core/http/cookies';
 import { MailService } from '@/core/mail/mail.service';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import type { User } from '@/modules/identity/users/users.types';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { type User, UsersService } from '@/modules/identity/users';
 import { TWO_FACTOR_DISABLED, TWO_FACTOR_ENABLED } from './auth.mails';
-import { FAILED_ATTEMPTS_ACCOUNT } from './auth.rate-limits';
+import { FAILED_ATTEMPTS_ACCOUNT } from './auth.limits';
 import { type ChallengeContext, TwoFactorRepository } from './two-factor.repository';
 
 export type { ChallengeContext } from './two-factor.repository';

@@ -1,4 +1,4 @@
-import type { AvatarChoice } from '@/modules/identity/users/users.types';
+import type { AvatarChoice } from '@/modules/identity/users';
 import { AvatarStyle, BACKGROUNDS, normalizeColor } from './avatar-style';
 
 const NONE: Omit<AvatarChoice, 'seed'> = {

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { Injectable } from '@nestjs/common';
 import { OptionsDescriptor, Style, type StyleDefinition, type StyleOptions } from '@dicebear/core';
 import type { ErrorDetail } from '@/core/http/api-error';
-import type { AvatarChoice } from '@/modules/identity/users/users.types';
+import type { AvatarChoice } from '@/modules/identity/users';
 
 /** The contract's trait names (query and body fields) and the DiceBear component each one picks a variant of. */
 export const TRAITS = {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Credential } from '@/core/auth/credential';
 import { TenancyResolver } from '@/core/auth/tenancy';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 
 /**
  * Who may see a person's avatar: the person, and whoever shares the request's organization with them (the

@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@/core/clock/clock';
-import type { User } from '@/modules/identity/users/users.types';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { type User, UsersService } from '@/modules/identity/users';
 import type { ExternalIdentity } from './claims';
 import { ExternalIdentitiesRepository, type IdentityProvider } from './external-identities.repository';
 

@@ -3,9 +3,8 @@ import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import type { ClientInfo } from '@/core/http/client-info';
 import type { CookieChange } from '@/core/http/cookies';
 import type { BrowserFlowFailureCode } from '@/core/http/side-channel-codes';
-import { SignInService } from '@/modules/identity/auth/sign-in.service';
-import type { ChallengeContext } from '@/modules/identity/auth/two-factor.service';
-import type { User } from '@/modules/identity/users/users.types';
+import { SignInService, type ChallengeContext } from '@/modules/identity/auth';
+import type { User } from '@/modules/identity/users';
 
 /** A browser-flow failure: the callback answers a redirect to `{WEB_URL}/login?error=<code>`, never a body. */
 export class BrowserFlowFailure extends Error {

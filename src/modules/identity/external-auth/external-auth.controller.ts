@@ -6,7 +6,7 @@ import { Callback, type CallbackRequest } from '@/core/http/client-info';
 import { COOKIE, CookieService } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
-import { EXTERNAL_CALLBACK_IP, EXTERNAL_START_IP } from './external-auth.rate-limits';
+import { EXTERNAL_CALLBACK_IP, EXTERNAL_START_IP } from './external-auth.limits';
 import { CALLBACK_LIMITS, PROVIDERS, ProviderSignInService } from './provider-sign-in.service';
 
 const LOCATION = { Location: { description: 'Where the browser goes', schema: { type: 'string', format: 'uri' } } };

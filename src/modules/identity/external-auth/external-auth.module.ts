@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AuthModule } from '@/modules/identity/auth/auth.module';
-import { SignInProviders } from '@/modules/identity/auth/sign-in-providers.port';
+import { SignInProviders } from '@/modules/identity/auth';
 import { UsersModule } from '@/modules/identity/users/users.module';
 import { AccountLinker } from './account-linker';
 import { BrowserSignIn } from './browser-sign-in';

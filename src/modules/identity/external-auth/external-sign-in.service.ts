@@ -1,8 +1,8 @@
 import type { BrowserFlowFailureCode } from '@/core/http/side-channel-codes';
 import { Injectable } from '@nestjs/common';
 import type { ClientInfo } from '@/core/http/client-info';
-import type { ChallengeContext } from '@/modules/identity/auth/two-factor.service';
-import type { User } from '@/modules/identity/users/users.types';
+import type { ChallengeContext } from '@/modules/identity/auth';
+import type { User } from '@/modules/identity/users';
 import { AccountLinker } from './account-linker';
 import { type BrowserExit, BrowserSignIn } from './browser-sign-in';
 import type { ExternalIdentity } from './claims';

@@ -28,7 +28,7 @@ import {
   TokenResponseDto,
 } from './dto/oauth.dto';
 import { OAuthError, sendOAuthError } from './oauth-errors';
-import { AUTHORIZE_IP, DECISION_ACCOUNT, REGISTER_IP, REVOKE_IP, TOKEN_IP } from './oauth.rate-limits';
+import { AUTHORIZE_IP, DECISION_ACCOUNT, REGISTER_IP, REVOKE_IP, TOKEN_IP } from './oauth.limits';
 import { sendPage } from './pages';
 import { TokenService } from './token.service';
 

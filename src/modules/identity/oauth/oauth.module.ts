@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { ConnectedApplications } from '@/modules/identity/users/connected-applications.port';
+import { ConnectedApplications } from '@/modules/identity/users';
 import { UsersModule } from '@/modules/identity/users/users.module';
 import { AuthorizationService } from './authorization.service';
 import { ClientRegistrationService } from './client-registration.service';

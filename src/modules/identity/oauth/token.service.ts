@@ -7,9 +7,7 @@ import { formatToken, hasValidChecksum, OAUTH_ACCESS_TOKEN, OAUTH_REFRESH_TOKEN 
 import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
-import type { ConnectedApplications } from '@/modules/identity/users/connected-applications.port';
-import type { IntegrationDto } from '@/modules/identity/users/dto/onboarding.dto';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { type ConnectedApplications, type IntegrationDto, UsersService } from '@/modules/identity/users';
 import { SCOPE } from './client-registration';
 import { OAuthError, singleParam } from './oauth-errors';
 import { type GrantRow, OAuthRepository } from './oauth.repository';

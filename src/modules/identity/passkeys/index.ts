@@ -1,2 +1,7 @@
-/** The passkeys area's public surface: its module (nothing else is used by other areas). */
-export { PasskeysModule } from './passkeys.module';
+/**
+ * The passkeys area's public surface (docs/DECISIONS.md, "One public surface per area"): what other areas,
+ * the apps and the tests may use. From outside the area, lint allows only this file and, for composition,
+ * the area's *.module.ts.
+ */
+// Nothing of this area is used outside it yet.
+export {};

@@ -8,8 +8,7 @@ import { Client, type ClientInfo } from '@/core/http/client-info';
 import { COOKIE, CookieService, CookieValue } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
-import { UserDto } from '@/modules/identity/users/dto/user.dto';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UserDto, UsersService } from '@/modules/identity/users';
 import { PasskeyAssertionDto, PasskeySignInDto, PasskeySignInOptionsDto, StepUpConfirmedDto } from './dto/passkey.dto';
 import { PublicKeyCredentialRequestOptionsJsonDto } from './dto/webauthn.dto';
 import { PasskeySignInService } from './passkey-sign-in.service';
@@ -18,7 +17,7 @@ import {
   PASSKEY_STEP_UP_ACCOUNT,
   PASSKEY_TWO_FACTOR_VERIFY_IP,
   PASSKEY_VERIFY_IP,
-} from './passkeys.rate-limits';
+} from './passkeys.limits';
 import { PasskeysEnabledGuard } from './passkeys-enabled.guard';
 
 const OFF = ' With `PASSKEYS_ENABLED=false`: 404 `feature_disabled`.';

@@ -16,7 +16,7 @@ import { UuidPipe } from '@/core/http/uuid';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { PasskeyDto, PasskeyListDto, RegisterPasskeyDto, RenamePasskeyDto } from './dto/passkey.dto';
 import { PublicKeyCredentialCreationOptionsJsonDto } from './dto/webauthn.dto';
-import { PASSKEY_REGISTER_ACCOUNT, PASSKEY_REGISTRATION_OPTIONS_ACCOUNT } from './passkeys.rate-limits';
+import { PASSKEY_REGISTER_ACCOUNT, PASSKEY_REGISTRATION_OPTIONS_ACCOUNT } from './passkeys.limits';
 import { PasskeysEnabledGuard } from './passkeys-enabled.guard';
 import { PasskeysService } from './passkeys.service';
 

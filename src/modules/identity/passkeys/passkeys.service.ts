@@ -6,7 +6,7 @@ import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { MailService } from '@/core/mail/mail.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import type { PasskeyDto } from './dto/passkey.dto';
 import { PasskeyCeremonies } from './passkey-ceremonies.service';
 import { PASSKEY_ADDED, PASSKEY_REMOVED } from './passkeys.mails';

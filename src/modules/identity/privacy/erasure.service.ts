@@ -10,10 +10,10 @@ import { resolveLocale } from '@/core/mail/mail-template';
 import { MailService } from '@/core/mail/mail.service';
 import { PersonalDataRegistry } from '@/core/privacy/personal-data';
 import { JobsService } from '@/core/queue/jobs.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { UsersService } from '@/modules/identity/users';
 import type { ErasureScheduledDto, ErasureStateDto } from './dto/privacy.dto';
-import { ERASE_ACCOUNT } from './privacy-jobs.definitions';
+import { ERASE_ACCOUNT } from './privacy.jobs';
 import { ERASURE_CANCELLED, ERASURE_COMPLETED, ERASURE_REMINDER, ERASURE_SCHEDULED } from './privacy.mails';
 import { type ErasureRow, PrivacyRepository } from './privacy.repository';
 

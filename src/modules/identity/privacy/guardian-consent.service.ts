@@ -10,9 +10,8 @@ import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
 import { maskEmail } from '@/core/mail/addresses';
 import { MailService } from '@/core/mail/mail.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { TERMS_VERSION, UsersService } from '@/modules/identity/users/users.service';
-import type { User } from '@/modules/identity/users/users.types';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { TERMS_VERSION, UsersService, type User } from '@/modules/identity/users';
 import type {
   GuardianConsentPendingDto,
   GuardianConsentRequestDto,

@@ -11,10 +11,10 @@ import { isUuid } from '@/core/http/uuid';
 import { MailService } from '@/core/mail/mail.service';
 import { PersonalDataRegistry } from '@/core/privacy/personal-data';
 import { JobsService } from '@/core/queue/jobs.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import type { ExportDto } from './dto/privacy.dto';
 import { type ExportArea, exportArchive, type Manifest } from './export-archive';
-import { BUILD_EXPORT } from './privacy-jobs.definitions';
+import { BUILD_EXPORT } from './privacy.jobs';
 import { EXPORT_READY } from './privacy.mails';
 import { type ExportRow, PrivacyRepository } from './privacy.repository';
 

@@ -52,7 +52,7 @@ import {
   PREVIEW_TOKEN,
   REVOKE_IP,
   REVOKE_TOKEN,
-} from './privacy.rate-limits';
+} from './privacy.limits';
 import { PrivacyService } from './privacy.service';
 
 /** The person's own privacy (extensions-v2 17.1 to 17.5, routes of 17.7). */

@@ -4,7 +4,7 @@ import { UsersModule } from '@/modules/identity/users/users.module';
 import { ErasureService } from './erasure.service';
 import { GuardianConsentService } from './guardian-consent.service';
 import { PrivacyExportsService } from './privacy-exports.service';
-import { PrivacyJobs } from './privacy-jobs';
+import { PrivacyJobs } from './privacy-handlers.jobs';
 import { GuardianConsentsController, MemberPrivacyController, PrivacyController } from './privacy.controller';
 import {
   DataExportsPersonalData,

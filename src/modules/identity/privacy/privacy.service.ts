@@ -4,7 +4,7 @@ import type { Membership } from '@/core/auth/tenancy';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
-import { PRIVACY_POLICY_VERSION, TERMS_VERSION, UsersService } from '@/modules/identity/users/users.service';
+import { PRIVACY_POLICY_VERSION, TERMS_VERSION, UsersService } from '@/modules/identity/users';
 import type {
   AgeBracketValue,
   ConsentDto,

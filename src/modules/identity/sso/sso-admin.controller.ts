@@ -27,7 +27,7 @@ import {
 } from './dto/sso.dto';
 import { type Actor, SsoAdminService } from './sso-admin.service';
 import { SsoSignInService } from './sso-sign-in.service';
-import { SSO_TEST_ACCOUNT, SSO_VERIFY_ACCOUNT } from './sso.rate-limits';
+import { SSO_TEST_ACCOUNT, SSO_VERIFY_ACCOUNT } from './sso.limits';
 
 const actor = (membership: Membership, req: Request): Actor => ({ userId: membership.userId, ip: req.ip });
 

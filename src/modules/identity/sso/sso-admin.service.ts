@@ -6,7 +6,7 @@ import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { isUniqueViolation } from '@/core/database/constraint-violation';
-import { ExternalSignInService } from '@/modules/identity/external-auth/external-sign-in.service';
+import { ExternalSignInService, normalizeIssuer } from '@/modules/identity/external-auth';
 import type { CreateSsoConnectionDto, SsoConnectionDto, SsoDomainDto, UpdateSsoConnectionDto } from './dto/sso.dto';
 import { DomainVerifier } from './domain-verifier';
 import {
@@ -16,7 +16,6 @@ import {
 } from './sso-connections.repository';
 import { type SsoDomainRow, SsoDomainsRepository } from './sso-domains.repository';
 import { connectionIssuerProblem, normalizeDomain, verificationRecord } from './sso-rules';
-import { normalizeIssuer } from '@/modules/identity/external-auth/external-auth.types';
 
 export interface Actor {
   userId: string;

@@ -6,10 +6,10 @@ import { Callback, type CallbackRequest } from '@/core/http/client-info';
 import { COOKIE, CookieService } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
-import { EXTERNAL_CALLBACK_IP, EXTERNAL_START_IP } from '@/modules/identity/external-auth/external-auth.types';
+import { EXTERNAL_CALLBACK_IP, EXTERNAL_START_IP } from '@/modules/identity/external-auth';
 import { SsoDiscoverDto, SsoDiscoveryDto, SsoStartQueryDto } from './dto/sso.dto';
 import { SSO_CALLBACK_LIMITS, SsoSignInService } from './sso-sign-in.service';
-import { SSO_DISCOVER_IP } from './sso.rate-limits';
+import { SSO_DISCOVER_IP } from './sso.limits';
 
 const LOCATION = { Location: { description: 'Where the browser goes', schema: { type: 'string', format: 'uri' } } };
 

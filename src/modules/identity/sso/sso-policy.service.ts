@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import { SsoPolicy, type VerifiedDomain } from '@/modules/identity/auth/sso-policy.port';
-import { emailDomain } from '@/modules/identity/external-auth/external-auth.types';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { SsoPolicy, type VerifiedDomain } from '@/modules/identity/auth';
+import { emailDomain } from '@/modules/identity/external-auth';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import { SsoDomainsRepository } from './sso-domains.repository';
 
 /**

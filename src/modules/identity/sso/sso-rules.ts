@@ -1,4 +1,4 @@
-import { isTenantId } from '@/modules/identity/external-auth/external-auth.types';
+import { isTenantId } from '@/modules/identity/external-auth';
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 

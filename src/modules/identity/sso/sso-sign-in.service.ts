@@ -17,10 +17,10 @@ import {
   type OidcTarget,
   queryParam,
   SIGN_IN_STATE_TTL_SECONDS,
-} from '@/modules/identity/external-auth/external-auth.types';
-import { ExternalSignInService } from '@/modules/identity/external-auth/external-sign-in.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+  ExternalSignInService,
+} from '@/modules/identity/external-auth';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { UsersService } from '@/modules/identity/users';
 import type { SsoDiscoveryDto } from './dto/sso.dto';
 import { type SsoConnectionRow, SsoConnectionsRepository } from './sso-connections.repository';
 import { SsoDomainsRepository } from './sso-domains.repository';

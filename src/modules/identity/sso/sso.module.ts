@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { AuthModule } from '@/modules/identity/auth/auth.module';
-import { SsoPolicy } from '@/modules/identity/auth/sso-policy.port';
+import { SsoPolicy } from '@/modules/identity/auth';
 import { ExternalAuthModule } from '@/modules/identity/external-auth/external-auth.module';
 import { UsersModule } from '@/modules/identity/users/users.module';
 import { DomainVerifier } from './domain-verifier';

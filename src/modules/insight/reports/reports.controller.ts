@@ -7,7 +7,7 @@ import type { Page } from '@/core/http/pagination';
 import { UuidPipe } from '@/core/http/uuid';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { CreateReportDto, ReportDto, ReportListQueryDto } from './dto/report.dto';
-import { REQUEST_ACCOUNT, REQUEST_ORGANIZATION } from './reports.definitions';
+import { REQUEST_ACCOUNT, REQUEST_ORGANIZATION } from './reports.limits';
 import { ReportsService } from './reports.service';
 
 const ACCESS =

@@ -1,23 +1,13 @@
-import { Injectable } from '@nestjs/common';
-import { JobHandler, type JobContext } from '@/core/queue/job-handler.decorator';
-import { ScheduleHandler } from '@/core/queue/schedule';
-import { EXPIRE_REPORTS, GENERATE_REPORT } from './reports.definitions';
-import { ReportsService } from './reports.service';
+import { defineJob } from '@/core/queue/job-definition';
+import { defineSchedule } from '@/core/queue/schedule';
 
-/** The background work of reports: building each file, and the hourly expiry. */
-@Injectable()
-export class ReportJobs {
-  constructor(private readonly reports: ReportsService) {}
+/** Builds one report's file (15.2): queue `documents`, 3 tries, idempotent (it rewrites the file). */
+export const GENERATE_REPORT = defineJob<{ report_id: string }>({
+  name: 'reports.generate',
+  queue: 'documents',
+  attempts: 3,
+  backoffMs: 5_000,
+});
 
-  @JobHandler(GENERATE_REPORT)
-  async generate(payload: { report_id: string }, ctx: JobContext): Promise<void> {
-    // Tenancy as a request would check it: the report is looked up in the job's organization only.
-    if (!ctx.organizationId) return;
-    await this.reports.generate(ctx.organizationId, payload.report_id, ctx.attempt);
-  }
-
-  @ScheduleHandler(EXPIRE_REPORTS)
-  async expire(): Promise<void> {
-    await this.reports.expireDue();
-  }
-}
+/** Completed reports past `expires_at`: the file goes, the record says `expired` (26.2). */
+export const EXPIRE_REPORTS = defineSchedule({ name: 'reports.expire', cron: '0 * * * *' });

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
 import { UsersModule } from '@/modules/identity/users/users.module';
-import { ReportJobs } from './reports.jobs';
+import { ReportJobs } from './reports-handlers.jobs';
 import { ReportsController } from './reports.controller';
 import { ReportsPersonalData } from './reports.personal-data';
 import { ReportsRepository } from './reports.repository';

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
 import { UsersModule } from '@/modules/identity/users/users.module';
-import { LearningActivitySubscriber } from './learning-activity.subscriber';
+import { LearningActivitySubscriber } from './stats.subscribers';
 import { OrganizationStatsController, StatsController } from './stats.controller';
 import { LearningActivityPersonalData } from './stats.personal-data';
 import { StatsRepository } from './stats.repository';

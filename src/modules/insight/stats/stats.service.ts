@@ -4,11 +4,11 @@ import { isAdmin, type Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { ApiError } from '@/core/http/api-error';
 import { addDays, localDate, startOfLocalDate } from '@/core/time/local-time';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { UsersService } from '@/modules/identity/users';
 import type { CourseStatsDto, MeStatsDto, OrganizationStatsDto, PeriodDto, PlatformStatsDto } from './dto/stats.dto';
 import { StatsRepository, toNumber as n } from './stats.repository';
-import { LtiToolsService } from '@/modules/integrations/lti/lti-tools.service';
+import { LtiToolsService } from '@/modules/integrations/lti';
 
 /** Integer percent, half up; null over nothing (extensions-v2 14). */
 export function rate(part: number, whole: number): number | null {

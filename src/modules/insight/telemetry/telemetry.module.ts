@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { AdminTelemetryController, TelemetryController } from './telemetry.controller';
-import { TelemetryJobs } from './telemetry.jobs';
+import { TelemetryJobs } from './telemetry.schedules';
 import { TelemetryRepository } from './telemetry.repository';
 import { samplerFromConfig, TelemetrySampler, TelemetryService } from './telemetry.service';
 

@@ -3,8 +3,8 @@ import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { Clock } from '@/core/clock/clock';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
-import { LTI_ROLE, LTI_SCOPE, ltiRoles } from './lti.constants';
+import { ProgressService } from '@/modules/learning/progress';
+import { LTI_ROLE, LTI_SCOPE, ltiRoles } from './lti-constants';
 import {
   type ContextRow,
   type LineItemRow,

@@ -4,7 +4,7 @@ import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { TransactionRunner } from '@/core/database/transaction';
 import { AuditService } from '@/core/audit/audit.service';
-import { RETIRED_KEY_GRACE_MS } from './lti.constants';
+import { RETIRED_KEY_GRACE_MS } from './lti-constants';
 import { LtiRepository, type PlatformKeyRow } from './lti.repository';
 
 type SigningKey = { kid: string; key: CryptoKey };

@@ -16,7 +16,7 @@ import {
   NONCE_TTL,
   PRODUCT_FAMILY_CODE,
   DEEP_LINKING_DATA_TTL,
-} from './lti.constants';
+} from './lti-constants';
 import { LtiKeysService } from './lti-keys.service';
 import { LtiRepository, type ToolRow } from './lti.repository';
 

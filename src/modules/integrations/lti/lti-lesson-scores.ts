@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { type LessonScore, LessonScores } from '@/modules/learning/progress/lesson-scores.port';
+import { type LessonScore, LessonScores } from '@/modules/learning/progress';
 import { LtiRepository } from './lti.repository';
 
 /**

@@ -10,7 +10,7 @@ import { LtiEnabledGuard } from './lti-enabled.guard';
 import { sendErrorPage, sendFormPost } from './lti-html';
 import { LtiKeysService } from './lti-keys.service';
 import { type AuthorizeParams, AuthorizeRefusal, LtiLaunchService } from './lti-launch.service';
-import { LTI_AUTHORIZE_IP, LTI_REGISTER_IP } from './lti.rate-limits';
+import { LTI_AUTHORIZE_IP, LTI_REGISTER_IP } from './lti.limits';
 import { LtiRegistrationsService } from './lti-registrations.service';
 import { LtiProtocolErrors, LtiServiceError, sendLtiServiceError } from './lti-service-errors';
 

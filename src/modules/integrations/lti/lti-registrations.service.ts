@@ -5,7 +5,7 @@ import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
-import { LTI_SCOPES, PRODUCT_FAMILY_CODE, REGISTRATION_TTL } from './lti.constants';
+import { LTI_SCOPES, PRODUCT_FAMILY_CODE, REGISTRATION_TTL } from './lti-constants';
 import { LtiRepository } from './lti.repository';
 import { LtiServiceError } from './lti-service-errors';
 import { type LtiActor, LtiToolsService } from './lti-tools.service';

@@ -10,7 +10,7 @@ import { type ServiceAccess, LtiTokenService } from './lti-token.service';
 import { DeepLinkingRefusal, LtiDeepLinkingService } from './lti-deep-linking.service';
 import { sendErrorPage } from './lti-html';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
-import { LTI_DEEP_LINK_IP } from './lti.rate-limits';
+import { LTI_DEEP_LINK_IP } from './lti.limits';
 
 const LINE_ITEM = 'application/vnd.ims.lis.v2.lineitem+json';
 const LINE_ITEMS = 'application/vnd.ims.lis.v2.lineitemcontainer+json';
@@ -45,7 +45,7 @@ const SCOPE_NOTE = 'Bearer token of `POST /lti/token`; errors as `{error, error_
  */
 @ApiTags('lti')
 @Public()
-// Service tokens count against their tool's own limit (lti.rate-limits.ts), not the address budget of anonymous calls.
+// Service tokens count against their tool's own limit (lti.limits.ts), not the address budget of anonymous calls.
 @OwnBudget()
 @UseGuards(LtiEnabledGuard)
 @Controller('lti')

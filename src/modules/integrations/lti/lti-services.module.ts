@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { EditorModule } from '@/modules/learning/editor/editor.module';
-import { LessonScores } from '@/modules/learning/progress/lesson-scores.port';
+import { LessonScores } from '@/modules/learning/progress';
 import { ProgressModule } from '@/modules/learning/progress/progress.module';
 import { LtiDeepLinkingService } from './lti-deep-linking.service';
 import { LtiLessonScores } from './lti-lesson-scores';

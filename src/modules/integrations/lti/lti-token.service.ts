@@ -6,12 +6,12 @@ import { Clock } from '@/core/clock/clock';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { ApiError } from '@/core/http/api-error';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
-import { ACCESS_TOKEN_TTL } from './lti.constants';
+import { ACCESS_TOKEN_TTL } from './lti-constants';
 import { GuardedNet } from '@/core/net/guarded-net';
 import { ltiFetch } from './lti-outbound';
 import { LtiRepository, type ToolRow } from './lti.repository';
 import { LtiServiceError } from './lti-service-errors';
-import { LTI_TOKEN_TOOL, ltiServiceBudget } from './lti.rate-limits';
+import { LTI_TOKEN_TOOL, ltiServiceBudget } from './lti.limits';
 
 const ASSERTION_TYPE = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
 const JWKS_CACHE_MS = 5 * 60 * 1000;

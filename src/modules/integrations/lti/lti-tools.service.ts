@@ -15,7 +15,7 @@ import type {
   UpdateLtiDeploymentDto,
   LearnerLessonLtiDto,
 } from './dto/lti.dto';
-import { LTI_MAX_TOOLS } from './lti.constants';
+import { LTI_MAX_TOOLS } from './lti-constants';
 import { urlProblem } from './lti-outbound';
 import { type DeploymentRow, LtiRepository, type ToolRow, type ToolValues } from './lti.repository';
 

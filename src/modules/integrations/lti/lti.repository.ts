@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import type { OrgRole } from '@/core/auth/tenancy';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
-import { visibleTo } from '@/modules/learning/courses/catalog-sql';
+import { visibleTo } from '@/modules/learning/courses';
 import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface PlatformKeyRow {

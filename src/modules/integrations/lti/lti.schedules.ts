@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Clock } from '@/core/clock/clock';
 import { defineSchedule, ScheduleHandler } from '@/core/queue/schedule';
-import { LAUNCH_RETENTION_DAYS } from './lti.constants';
+import { LAUNCH_RETENTION_DAYS } from './lti-constants';
 import { LtiRepository } from './lti.repository';
 
 /** Launches are kept 90 days (extensions-v3 1.3); used nonces and service tokens only until they expire. Daily. */

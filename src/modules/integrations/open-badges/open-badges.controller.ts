@@ -13,7 +13,7 @@ import {
   OpenBadgeCredentialDto,
   OpenBadgeQueryDto,
 } from './dto/open-badge.dto';
-import { STATUS_IP } from './open-badges.rate-limits';
+import { STATUS_IP } from './open-badges.limits';
 import { OpenBadgesService } from './open-badges.service';
 
 const OFF = 'When Open Badges are off (`OB_ENABLED=false`) the answer is 404 `feature_disabled`.';

@@ -6,8 +6,8 @@ import type { Credential } from '@/core/auth/credential';
 import { CryptoService } from '@/core/crypto/crypto.service';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
-import { CertificatesService } from '@/modules/learning/certificates/certificates.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { CertificatesService } from '@/modules/learning/certificates';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import {
   type AchievementDto,
   type CredentialStatusDto,

@@ -17,7 +17,7 @@ import {
   ReceivedDto,
   UpdateContactRequestDto,
 } from './dto/public.dto';
-import { CATALOG_IP, FORM_EMAIL, FORM_IP } from './public.definitions';
+import { CATALOG_IP, FORM_EMAIL, FORM_IP } from './public.limits';
 import { etagOf, PublicService } from './public.service';
 
 const FORMS =

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AdminContactRequestsController, PublicController } from './public.controller';
-import { PublicJobs } from './public.jobs';
+import { PublicJobs } from './public.schedules';
 import { ContactRequestsPersonalData } from './public.personal-data';
 import { PublicRepository } from './public.repository';
 import { PublicService } from './public.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { catalogConditions } from '@/modules/learning/courses/catalog-sql';
+import { catalogConditions } from '@/modules/learning/courses';
 import type { RequestKind, RequestStatus } from './dto/public.dto';
 import { tenancyExempt } from '@/core/database/tenancy';
 

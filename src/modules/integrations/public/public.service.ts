@@ -15,7 +15,7 @@ import type {
   PublicCourseDto,
   RequestStatus,
 } from './dto/public.dto';
-import { CONTACT_REQUEST } from './public.definitions';
+import { CONTACT_REQUEST } from './public.mails';
 import { type ContactRow, type PublicCardRow, PublicRepository } from './public.repository';
 
 const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);

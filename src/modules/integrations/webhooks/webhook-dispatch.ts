@@ -11,8 +11,8 @@ import { JobsService } from '@/core/queue/jobs.service';
 import { type ScheduleContext, ScheduleHandler } from '@/core/queue/schedule';
 import { resolveLocale } from '@/core/mail/mail-template';
 import { MailService } from '@/core/mail/mail.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { DELIVER, DISABLE_FAILING, PRUNE_DELIVERIES } from './webhook-jobs.definitions';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { DELIVER, DISABLE_FAILING, PRUNE_DELIVERIES } from './webhooks.jobs';
 import {
   DELIVERY_RETENTION_MS,
   FAILING_DISABLE_AFTER_MS,

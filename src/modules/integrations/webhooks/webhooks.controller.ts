@@ -23,7 +23,7 @@ import {
   TestEventDto,
   UpdateEndpointDto,
 } from './dto/webhook.dto';
-import { TEST_ACCOUNT } from './webhooks.rate-limits';
+import { TEST_ACCOUNT } from './webhooks.limits';
 import { WebhooksService } from './webhooks.service';
 
 const URL_RULE =

@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import type { Membership } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import type { StatementQueryDto, StatementResultDto } from './dto/xapi.dto';
 import { URL_NAMESPACE, uuidV5 } from './uuid-v5';
 import { type SourceFilter, type SourceKind, type SourceRow, XapiRepository } from './xapi.repository';

@@ -6,7 +6,7 @@ import type { Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { ApiError } from '@/core/http/api-error';
 import type { Locale } from '@/core/mail/mail-template';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import {
   crlfRecords,
   EXPORT_MAX_ROWS,

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import QRCode from 'qrcode';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import type { Credential } from '@/core/auth/credential';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import { renderCertificatePdf } from './certificate-pdf';
 import { effectiveTemplate } from './certificate-template';
 import { Clock } from '@/core/clock/clock';

@@ -7,7 +7,7 @@ import { OrgScoped, Roles } from '@/core/auth/tenancy';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { CertificatePdfService } from './certificate-pdf.service';
-import { PREVIEW_ACCOUNT } from './certificates.rate-limits';
+import { PREVIEW_ACCOUNT } from './certificates.limits';
 import { PutCertificateTemplateDto, StoredTemplateDto, TemplatePreviewQueryDto } from './dto/template-admin.dto';
 import { PlatformTemplateStore } from './platform-template';
 

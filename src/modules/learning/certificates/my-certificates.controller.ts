@@ -7,7 +7,7 @@ import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { UuidPipe } from '@/core/http/uuid';
 import { CertificatePdfService } from './certificate-pdf.service';
-import { PDF_ACCOUNT } from './certificates.rate-limits';
+import { PDF_ACCOUNT } from './certificates.limits';
 import { CertificatesService } from './certificates.service';
 import { MyCertificatesDto } from './dto/certificate.dto';
 

@@ -5,7 +5,7 @@ import { ApiError } from '@/core/http/api-error';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { PlatformTemplateStore } from './platform-template';
-import { VERIFY_IP } from './certificates.rate-limits';
+import { VERIFY_IP } from './certificates.limits';
 import { CertificatesService } from './certificates.service';
 import {
   CertificateTemplateResponseDto,

@@ -9,7 +9,7 @@ import { type Page, toPage } from '@/core/http/pagination';
 import { CatalogService, type ReachableCourse } from './catalog.service';
 import { type EnrollmentRecord, LearnerState } from './learner-state.port';
 import { CoursesRepository } from './courses.repository';
-import { LtiToolsService } from '@/modules/integrations/lti/lti-tools.service';
+import { LtiToolsService } from '@/modules/integrations/lti';
 import type {
   CatalogQueryDto,
   CourseCardDto,

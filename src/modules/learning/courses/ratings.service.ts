@@ -5,7 +5,7 @@ import type { Membership } from '@/core/auth/tenancy';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
-import { PeopleService } from '@/modules/tenancy/members/people.service';
+import { PeopleService } from '@/modules/tenancy/members';
 import { CatalogService } from './catalog.service';
 import type { CourseRatingDto, MyRatingDto, RatingListQueryDto } from './dto/ratings.dto';
 import { LearnerState } from './learner-state.port';

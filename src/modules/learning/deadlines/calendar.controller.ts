@@ -13,7 +13,7 @@ import type { Credential } from '@/core/auth/credential';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { CalendarFeedService } from './calendar-feed.service';
-import { FEED_IP, FEED_TOKEN } from './deadlines.rate-limits';
+import { FEED_IP, FEED_TOKEN } from './deadlines.limits';
 import { CalendarFeedCreatedDto, CalendarFeedStatusDto } from './dto/deadline.dto';
 
 @ApiTags('integrations')

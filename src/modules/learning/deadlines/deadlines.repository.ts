@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
 import type { Locale } from '@/core/mail/mail-template';
-import { visibleTo } from '@/modules/learning/courses/catalog-sql';
+import { visibleTo } from '@/modules/learning/courses';
 import type { DeadlineStatus } from './dto/deadline.dto';
 import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 

@@ -7,8 +7,8 @@ import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
 import { endOfLocalDate, startOfLocalDate } from '@/core/time/local-time';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import type {
   CreateDeadlineDto,
   DeadlineDto,

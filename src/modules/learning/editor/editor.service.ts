@@ -9,8 +9,8 @@ import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError, type ErrorDetail } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { isForeignKeyViolation, isUniqueViolation } from '@/core/database/constraint-violation';
-import { CatalogService } from '@/modules/learning/courses/catalog.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
+import { CatalogService } from '@/modules/learning/courses';
+import { ProgressService } from '@/modules/learning/progress';
 import {
   type CreateCourseDto,
   CreateLessonDto,
@@ -33,7 +33,7 @@ import {
 import { insertAt, moveTo, positionProblem, removeFrom } from './positions';
 import { QUESTION_KINDS, type QuizDraft, quizProblems } from './quiz-rules';
 import { isValidSlug, numberedSlug, slugFromTitle, suffixedSlug } from './slug';
-import { LtiToolsService } from '@/modules/integrations/lti/lti-tools.service';
+import { LtiToolsService } from '@/modules/integrations/lti';
 
 const slugTaken = (): ApiError => ApiError.conflict('slug_taken', 'That slug is already in use.');
 const unknownOrganizations = (): ApiError =>

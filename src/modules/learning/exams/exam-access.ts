@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { isAdmin, type Membership } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
-import { CatalogService, type ReachableCourse } from '@/modules/learning/courses/catalog.service';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
+import { CatalogService, type ReachableCourse } from '@/modules/learning/courses';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { ProgressService } from '@/modules/learning/progress';
 import { ExamsRepository, type ExamRow } from './exams.repository';
 import { idOr404 } from './ids';
 

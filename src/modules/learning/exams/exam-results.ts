@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@/core/database/transaction';
-import { CompletionRequirements, type ExamRequirement } from '@/modules/learning/progress/completion-requirements.port';
+import { CompletionRequirements, type ExamRequirement } from '@/modules/learning/progress';
 import { ExamSessionsRepository } from './exam-sessions.repository';
 
 /** The exams side of course completion (extensions-v2 9.8), answered for progress through its port. */

@@ -98,7 +98,7 @@ export function isOverdue(deadlineAt: Date, now: Date): boolean {
 
 // The draw (9.3).
 
-import type { QuestionKind } from '@/modules/learning/editor/editor.types';
+import type { QuestionKind } from '@/modules/learning/editor';
 
 export type { QuestionKind };
 

@@ -19,7 +19,7 @@ import {
   SessionListQueryDto,
 } from './dto/session.dto';
 import { ExamSessionsService } from './exam-sessions.service';
-import { ANSWER_ACCOUNT, EVENTS_ACCOUNT, START_ACCOUNT } from './exams.rate-limits';
+import { ANSWER_ACCOUNT, EVENTS_ACCOUNT, START_ACCOUNT } from './exams.limits';
 
 const CLOCK =
   'Every time is the server’s: `server_now` and `remaining_ms` come with each session so the client can correct ' +

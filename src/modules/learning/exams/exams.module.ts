@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { CompletionRequirements } from '@/modules/learning/progress/completion-requirements.port';
+import { CompletionRequirements } from '@/modules/learning/progress';
 import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
 import { CoursesModule } from '@/modules/learning/courses/courses.module';
 import { ProgressModule } from '@/modules/learning/progress/progress.module';
@@ -7,7 +7,7 @@ import { MembersModule } from '@/modules/tenancy/members/members.module';
 import { EditorExamsController } from './editor-exams.controller';
 import { ExamAccess } from './exam-access';
 import { ExamAuthoringService } from './exam-authoring.service';
-import { ExamJobs } from './exam-jobs';
+import { ExamJobs } from './exams-handlers.jobs';
 import { ExamResults } from './exam-results';
 import { ExamSessionsController } from './exam-sessions.controller';
 import { ExamSessionsRepository } from './exam-sessions.repository';

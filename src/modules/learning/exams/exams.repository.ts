@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
-import { visibleTo } from '@/modules/learning/courses/catalog-sql';
+import { visibleTo } from '@/modules/learning/courses';
 import type { PoolQuestion, ShowResults } from './exam-rules';
 import type { ExamStatus } from './dto/exam.dto';
 import { orgEq, tenancyExempt } from '@/core/database/tenancy';

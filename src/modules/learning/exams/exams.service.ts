@@ -5,7 +5,7 @@ import { Clock } from '@/core/clock/clock';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
+import { ProgressService } from '@/modules/learning/progress';
 import { ExamAccess } from './exam-access';
 import { availabilityOf } from './exam-rules';
 import { ExamSessionsRepository, type MySessionSummary } from './exam-sessions.repository';

@@ -1,4 +1,4 @@
-import { gradeQuiz, type QuestionResult } from '@/modules/learning/progress/progress.types';
+import { gradeQuiz, type QuestionResult } from '@/modules/learning/progress';
 import type { ShowResults } from './exam-rules';
 import type { AnswerRow, SessionQuestionRow, SessionRow } from './exam-sessions.repository';
 import type { ExamSessionDto, PersonDto } from './dto/session.dto';

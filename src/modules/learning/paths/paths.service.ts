@@ -6,9 +6,9 @@ import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError, type ErrorDetail } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { isUniqueViolation } from '@/core/database/constraint-violation';
-import { CatalogService } from '@/modules/learning/courses/catalog.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
+import { CatalogService } from '@/modules/learning/courses';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { ProgressService } from '@/modules/learning/progress';
 import type {
   CreatePathDto,
   EditorPathQueryDto,

@@ -6,10 +6,10 @@ import { TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
-import { CertificatesService } from '@/modules/learning/certificates/certificates.service';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { CertificatesService } from '@/modules/learning/certificates';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { ProgressService } from '@/modules/learning/progress';
+import { UsersService } from '@/modules/identity/users';
 import type {
   CapstoneGradeDto,
   CapstoneSubmissionDto,

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EnrollmentCount } from '@/modules/tenancy/organizations/enrollment-count.port';
+import { EnrollmentCount } from '@/modules/tenancy/organizations';
 import { ProgressRepository } from './progress.repository';
 
 /**

@@ -4,7 +4,7 @@ import type { Response } from 'express';
 import { MinorAccess } from '@/core/auth/access.decorators';
 import { CurrentMembership, type Membership, OrgScoped } from '@/core/auth/tenancy';
 import { ApiErrors } from '@/core/http/openapi';
-import { EnrollmentDto } from '@/modules/learning/courses/dto/course.dto';
+import { EnrollmentDto } from '@/modules/learning/courses';
 import { MyProgressDto, QuizResultDto, QuizSubmissionInputDto } from './dto/progress.dto';
 import { ProgressService } from './progress.service';
 

@@ -1,10 +1,10 @@
 import { Global, Module } from '@nestjs/common';
 import { CertificatesModule } from '@/modules/learning/certificates/certificates.module';
 import { CoursesModule } from '@/modules/learning/courses/courses.module';
-import { LearnerState } from '@/modules/learning/courses/learner-state.port';
-import { EnrollmentCount } from '@/modules/tenancy/organizations/enrollment-count.port';
+import { LearnerState } from '@/modules/learning/courses';
+import { EnrollmentCount } from '@/modules/tenancy/organizations';
 import { EnrollmentCountOfProgress } from './enrollment-count';
-import { ExamCompletionSubscriber } from './exam-completion.subscriber';
+import { ExamCompletionSubscriber } from './progress.subscribers';
 import { ProgressController } from './progress.controller';
 import {
   EnrollmentsPersonalData,

@@ -3,7 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
-import type { EnrollmentRecord } from '@/modules/learning/courses/learner-state.port';
+import type { EnrollmentRecord } from '@/modules/learning/courses';
 
 export interface EnrollmentRow extends EnrollmentRecord {
   completed_lessons: number;

@@ -7,11 +7,15 @@ import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { isForeignKeyViolation } from '@/core/database/constraint-violation';
-import { CertificatesService } from '@/modules/learning/certificates/certificates.service';
-import { CatalogService } from '@/modules/learning/courses/catalog.service';
-import type { CourseRow, LessonRow } from '@/modules/learning/courses/courses.types';
-import type { EnrollmentDto } from '@/modules/learning/courses/dto/course.dto';
-import { type EnrollmentRecord, LearnerState } from '@/modules/learning/courses/learner-state.port';
+import { CertificatesService } from '@/modules/learning/certificates';
+import {
+  CatalogService,
+  type CourseRow,
+  type LessonRow,
+  type EnrollmentDto,
+  type EnrollmentRecord,
+  LearnerState,
+} from '@/modules/learning/courses';
 import type { LessonScoreDto, MyProgressDto, QuizResultDto, QuizSubmissionInputDto } from './dto/progress.dto';
 import { gradeQuiz, percent } from './learning-rules';
 import { CompletionRequirements, type ExamRequirement, NO_EXAM_REQUIREMENT } from './completion-requirements.port';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { configOf, textQuery, visibleTo } from '@/modules/learning/courses/catalog-sql';
+import { configOf, textQuery, visibleTo } from '@/modules/learning/courses';
 import type { ResultType } from './dto/search.dto';
 import { HIT_END, HIT_START } from './snippet';
 

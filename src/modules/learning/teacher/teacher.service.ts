@@ -3,10 +3,10 @@ import { isAdmin, type Membership } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
 import { type Page, type PageQueryDto, toPage } from '@/core/http/pagination';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { CatalogService } from '@/modules/learning/courses/catalog.service';
-import { lessonScoresDto, ProgressService } from '@/modules/learning/progress/progress.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { CatalogService } from '@/modules/learning/courses';
+import { lessonScoresDto, ProgressService } from '@/modules/learning/progress';
+import { UsersService } from '@/modules/identity/users';
 import { Clock } from '@/core/clock/clock';
 import { addDays, localDate } from '@/core/time/local-time';
 import type {

@@ -7,7 +7,7 @@ import { ApiError } from '@/core/http/api-error';
 import { HEALTH_BODY } from '@/core/http/health-fast-path';
 import { ShutdownState } from '@/core/http/shutdown';
 import { ApiErrors } from '@/core/http/openapi';
-import { HealthDto, VersionDto } from './health.dto';
+import { HealthDto, VersionDto } from './dto/health.dto';
 import { HealthService } from './health.service';
 
 @ApiTags('health')

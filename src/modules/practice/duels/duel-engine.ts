@@ -30,8 +30,8 @@ import {
 } from './duel-rules';
 import { DuelLiveStore } from './duel-live.store';
 import { type DuelRow, DuelsRepository } from './duels.repository';
-import { duelRoom, DuelsRealtime, roomsOf, tokenRoom } from './duels.realtime';
-import { QUEUE_JOIN_ACCOUNT } from './duels.rate-limits';
+import { duelRoom, DuelsRealtime, roomsOf, tokenRoom } from './duels-realtime';
+import { QUEUE_JOIN_ACCOUNT } from './duels.limits';
 import { DuelsService, roleOf } from './duels.service';
 import type { DuelDto } from './dto/duel.dto';
 

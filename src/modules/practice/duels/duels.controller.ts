@@ -6,7 +6,7 @@ import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import type { Page } from '@/core/http/pagination';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { DuelsService } from './duels.service';
-import { CHALLENGE_ACCOUNT } from './duels.rate-limits';
+import { CHALLENGE_ACCOUNT } from './duels.limits';
 import { CreateDuelDto, DuelDto, DuelListQueryDto, DuelStatsDto } from './dto/duel.dto';
 
 const PLAY =

@@ -2,7 +2,7 @@ import { type OnGatewayInit, WebSocketGateway } from '@nestjs/websockets';
 import type { Namespace } from 'socket.io';
 import { Realtime, realtimeEvent } from '@/core/realtime/realtime.service';
 import { DuelEngine } from './duel-engine';
-import { DUELS_NAMESPACE } from './duels.realtime';
+import { DUELS_NAMESPACE } from './duels-realtime';
 import { DuelAnswerDto, DuelIdDto, QueueJoinDto, QueueLeaveDto } from './dto/duel.dto';
 
 /**

@@ -5,9 +5,9 @@ import { DuelEngine, DuelTiming } from './duel-engine';
 import { DuelLiveStore } from './duel-live.store';
 import { DuelsController } from './duels.controller';
 import { DuelsGateway } from './duels.gateway';
-import { DuelsJobs } from './duels.jobs';
+import { DuelsJobs } from './duels.schedules';
 import { DuelsPersonalData } from './duels.personal-data';
-import { DuelsRealtime } from './duels.realtime';
+import { DuelsRealtime } from './duels-realtime';
 import { DuelsRepository } from './duels.repository';
 import { DuelsService } from './duels.service';
 

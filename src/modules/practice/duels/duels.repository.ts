@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
-import { visibleTo } from '@/modules/learning/courses/catalog-sql';
+import { visibleTo } from '@/modules/learning/courses';
 import type { DuelQuestion, DuelRole, DuelStatus, ResultReason } from './duel-rules';
 import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 

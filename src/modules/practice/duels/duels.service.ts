@@ -6,8 +6,7 @@ import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { isUuid } from '@/core/http/uuid';
-import { anonymousPerson, PeopleService } from '@/modules/tenancy/members/people.service';
-import type { PersonDto } from '@/modules/tenancy/members/dto/person.dto';
+import { anonymousPerson, PeopleService, type PersonDto } from '@/modules/tenancy/members';
 import {
   type DuelQuestion,
   type DuelRole,
@@ -17,7 +16,7 @@ import {
   READY_TTL_MS,
 } from './duel-rules';
 import { DuelLiveStore } from './duel-live.store';
-import { DuelsRealtime } from './duels.realtime';
+import { DuelsRealtime } from './duels-realtime';
 import type { CreateDuelDto, DuelDto, DuelListQueryDto, DuelRoundDto, DuelStatsDto } from './dto/duel.dto';
 import { type DuelRow, DuelsRepository, type RoundRow } from './duels.repository';
 

@@ -4,7 +4,7 @@ import { CurrentCredential, MinorAccess } from '@/core/auth/access.decorators';
 import type { Credential } from '@/core/auth/credential';
 import { ApiErrors } from '@/core/http/openapi';
 import { describePolicy } from '@/core/rate-limit/rate-limit';
-import { RESCHEDULE_ACCOUNT } from './flashcards.rate-limits';
+import { RESCHEDULE_ACCOUNT } from './flashcards.limits';
 import { SettingsDto, SettingsUpdatedDto, UpdateSettingsDto } from './dto/flashcards.dto';
 import { FlashcardsService } from './flashcards.service';
 

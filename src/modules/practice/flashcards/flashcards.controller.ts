@@ -20,7 +20,7 @@ import {
   UpdateDeckDto,
 } from './dto/flashcards.dto';
 import { FlashcardsService } from './flashcards.service';
-import { REVIEW_ACCOUNT } from './flashcards.rate-limits';
+import { REVIEW_ACCOUNT } from './flashcards.limits';
 
 const DECK_ACCESS =
   'A personal deck is its owner’s only (anyone else: 404, also from another organization); a course deck is studied ' +

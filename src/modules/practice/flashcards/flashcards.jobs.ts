@@ -1,15 +1,13 @@
-import { Injectable } from '@nestjs/common';
-import { JobHandler } from '@/core/queue/job-handler.decorator';
-import { RESCHEDULE } from './flashcard-jobs.definitions';
-import { FlashcardsService } from './flashcards.service';
+import { defineJob } from '@/core/queue/job-definition';
 
-/** The background work of flashcards: the rescheduling after a change of scheduler. */
-@Injectable()
-export class FlashcardJobs {
-  constructor(private readonly flashcards: FlashcardsService) {}
-
-  @JobHandler(RESCHEDULE)
-  async reschedule(payload: { user_id: string; generation: number }): Promise<void> {
-    await this.flashcards.reschedule(payload.user_id, payload.generation);
-  }
-}
+/**
+ * extensions-v3 6.5: a change of scheduler reschedules the person's cards here, in batches, not in the request.
+ * The person's own work across their organizations, so no organization: the handler re-reads the person's
+ * settings and stops when a newer change (another generation) superseded it.
+ */
+export const RESCHEDULE = defineJob<{ user_id: string; generation: number }>({
+  name: 'flashcards.reschedule',
+  queue: 'default',
+  attempts: 5,
+  backoffMs: 2_000,
+});

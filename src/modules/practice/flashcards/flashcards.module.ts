@@ -7,7 +7,7 @@ import { FlashcardSettingsController } from './flashcard-settings.controller';
 import { FlashcardsController } from './flashcards.controller';
 import { FlashcardsPersonalData } from './flashcards.personal-data';
 import { FlashcardsRepository } from './flashcards.repository';
-import { FlashcardJobs } from './flashcards.jobs';
+import { FlashcardJobs } from './flashcards-handlers.jobs';
 import { FlashcardsService } from './flashcards.service';
 
 /** Flashcards (extensions-v2 section 6, FSRS of 25.1). Reactions (XP, streaks) subscribe to `flashcard.reviewed`. */

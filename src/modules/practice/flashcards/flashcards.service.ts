@@ -10,9 +10,9 @@ import { isUuid } from '@/core/http/uuid';
 import { JobsService } from '@/core/queue/jobs.service';
 import { RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import { DEFAULT_TIME_ZONE, localDate } from '@/core/time/local-time';
-import { CatalogService } from '@/modules/learning/courses/catalog.service';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { CatalogService } from '@/modules/learning/courses';
+import { ProgressService } from '@/modules/learning/progress';
+import { UsersService } from '@/modules/identity/users';
 import { renderCardHtml } from './card-markdown';
 import type {
   CardDto,
@@ -44,8 +44,8 @@ import {
   type StateRow,
   type StateWrite,
 } from './flashcards.repository';
-import { RESCHEDULE } from './flashcard-jobs.definitions';
-import { RESCHEDULE_ACCOUNT } from './flashcards.rate-limits';
+import { RESCHEDULE } from './flashcards.jobs';
+import { RESCHEDULE_ACCOUNT } from './flashcards.limits';
 import {
   fsrsCardFrom,
   fsrsStateName,

@@ -14,7 +14,7 @@ import {
   GameLeaderboardQueryDto,
   StartGameDto,
 } from './dto/games.dto';
-import { ANSWER_ACCOUNT, START_ACCOUNT } from './games.rate-limits';
+import { ANSWER_ACCOUNT, START_ACCOUNT } from './games.limits';
 import { GamesService } from './games.service';
 
 const CLOCK =

@@ -3,7 +3,7 @@ import { CoursesModule } from '@/modules/learning/courses/courses.module';
 import { MembersModule } from '@/modules/tenancy/members/members.module';
 import { OrganizationsModule } from '@/modules/tenancy/organizations/organizations.module';
 import { ProgressModule } from '@/modules/learning/progress/progress.module';
-import { GameJobs } from './game-jobs';
+import { GameJobs } from './games.schedules';
 import { GamesController } from './games.controller';
 import { GamesPersonalData } from './games.personal-data';
 import { GamesRepository } from './games.repository';

@@ -8,8 +8,8 @@ import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { isUuid } from '@/core/http/uuid';
 import { DEFAULT_TIME_ZONE, isoWeekBounds, isoWeekKey, monthBounds, monthKey } from '@/core/time/local-time';
-import { anonymousPerson, PeopleService } from '@/modules/tenancy/members/people.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { anonymousPerson, PeopleService } from '@/modules/tenancy/members';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import type {
   AnswerDto,
   AnswerResultDto,

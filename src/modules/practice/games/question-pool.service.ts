@@ -4,9 +4,8 @@ import { Injectable } from '@nestjs/common';
 import type { Membership } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
-import { CatalogService } from '@/modules/learning/courses/catalog.service';
-import type { QuestionKind } from '@/modules/learning/courses/courses.types';
-import { ProgressService } from '@/modules/learning/progress/progress.service';
+import { CatalogService, type QuestionKind } from '@/modules/learning/courses';
+import { ProgressService } from '@/modules/learning/progress';
 
 /** A lesson-quiz question with its answers, as games draw it (never sent to a player as is). */
 export interface PoolQuestion {

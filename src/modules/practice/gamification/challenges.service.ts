@@ -10,9 +10,9 @@ import { defineJob } from '@/core/queue/job-definition';
 import { type JobContext, JobHandler } from '@/core/queue/job-handler.decorator';
 import { JobsService } from '@/core/queue/jobs.service';
 import { defineSchedule, ScheduleHandler } from '@/core/queue/schedule';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { CatalogService } from '@/modules/learning/courses/catalog.service';
-import { PeopleService } from '@/modules/tenancy/members/people.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { CatalogService } from '@/modules/learning/courses';
+import { PeopleService } from '@/modules/tenancy/members';
 import { type ChallengeRow, ChallengesRepository, type StandingRow } from './challenges.repository';
 import type {
   ChallengeDto,

@@ -7,9 +7,9 @@ import { REDIS } from '@/core/redis/redis.module';
 import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
 import { CoursesModule } from '@/modules/learning/courses/courses.module';
 import { MembersModule } from '@/modules/tenancy/members/members.module';
-import { ProfileGamification } from '@/modules/tenancy/members/profile-gamification.port';
+import { ProfileGamification } from '@/modules/tenancy/members';
 import { UsersModule } from '@/modules/identity/users/users.module';
-import { EngagementSubscriber } from './engagement.subscriber';
+import { EngagementSubscriber } from './gamification.subscribers';
 import { LeaderboardStore, LedgerBoards, PostgresLeaderboardStore, RedisLeaderboardStore } from './leaderboard.store';
 import {
   ActivityPersonalData,

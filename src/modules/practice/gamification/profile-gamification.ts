@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { Clock } from '@/core/clock/clock';
 import type { Locale } from '@/core/mail/mail-template';
-import type { ProfileGamificationDto } from '@/modules/tenancy/members/dto/profile.dto';
-import { ProfileGamification } from '@/modules/tenancy/members/profile-gamification.port';
-import { SYSTEM_BADGES, TITLES } from './badges.catalog';
+import { type ProfileGamificationDto, ProfileGamification } from '@/modules/tenancy/members';
+import { SYSTEM_BADGES, TITLES } from './badge-catalog';
 import { levelOf } from './levels';
 import { RewardsRepository } from './rewards.repository';
 import { StreaksService } from './streaks.service';

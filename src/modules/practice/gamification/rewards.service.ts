@@ -12,8 +12,8 @@ import {
   localDate,
   startOfLocalDate,
 } from '@/core/time/local-time';
-import { UsersService } from '@/modules/identity/users/users.service';
-import { MISSIONS, type MissionDef, SYSTEM_BADGES, TITLES } from './badges.catalog';
+import { UsersService } from '@/modules/identity/users';
+import { MISSIONS, type MissionDef, SYSTEM_BADGES, TITLES } from './badge-catalog';
 import type {
   GamificationBadgeDto,
   BadgeListDto,

@@ -3,7 +3,7 @@ import { Clock } from '@/core/clock/clock';
 import type { Tx } from '@/core/database/transaction';
 import { DomainEvents } from '@/core/events/domain-events.service';
 import { localDate } from '@/core/time/local-time';
-import { BADGE_THRESHOLDS } from './badges.catalog';
+import { BADGE_THRESHOLDS } from './badge-catalog';
 import { LeaderboardStore } from './leaderboard.store';
 import {
   type ActivityDelta,

@@ -6,8 +6,8 @@ import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { type Page, toPage } from '@/core/http/pagination';
 import { isForeignKeyViolation } from '@/core/database/constraint-violation';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { UsersService } from '@/modules/identity/users';
 import { InstituteLinks } from './institute-links.port';
 import { type CohortRole, type CohortRow, CohortsRepository, type CohortValues } from './cohorts.repository';
 import type {

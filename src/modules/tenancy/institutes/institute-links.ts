@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@/core/database/transaction';
-import { InstituteLinks } from '@/modules/tenancy/cohorts/institute-links.port';
+import { InstituteLinks } from '@/modules/tenancy/cohorts';
 import { InstitutesRepository } from './institutes.repository';
 
 /**

@@ -1,6 +1,6 @@
 import { Global, Module } from '@nestjs/common';
 import { CohortsModule } from '@/modules/tenancy/cohorts/cohorts.module';
-import { InstituteLinks } from '@/modules/tenancy/cohorts/institute-links.port';
+import { InstituteLinks } from '@/modules/tenancy/cohorts';
 import { InstituteLinksOfOrganizations } from './institute-links';
 import { InstitutesController } from './institutes.controller';
 import { InstitutesRepository } from './institutes.repository';

@@ -5,8 +5,8 @@ import { isAdmin } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { OrganizationsService } from '@/modules/tenancy/organizations';
 import type { CreateInstituteDto, InstituteDto, InstituteListDto, UpdateInstituteDto } from './dto/institute.dto';
 import { type InstituteRow, InstitutesRepository, type InstituteValues } from './institutes.repository';
 

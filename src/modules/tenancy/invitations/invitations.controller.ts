@@ -26,7 +26,7 @@ import {
   CODE_VERIFY_TOKEN,
   PREVIEW_IP,
   PREVIEW_TOKEN,
-} from './invitations.rate-limits';
+} from './invitations.limits';
 import { InvitationsService } from './invitations.service';
 
 const LINK_REFUSALS =

@@ -6,8 +6,8 @@ import {
   PersonalData,
   type PersonalDataHandler,
 } from '@/core/privacy/personal-data';
-import { EmailCodeService } from '@/modules/identity/auth/email-code.service';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { EmailCodeService } from '@/modules/identity/auth';
+import { UsersService } from '@/modules/identity/users';
 
 /**
  * Invitations (`organizations.json`): those addressed to the person or accepted by them (`received`), and those

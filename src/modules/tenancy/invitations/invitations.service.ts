@@ -16,14 +16,11 @@ import { type Page, toPage } from '@/core/http/pagination';
 import { maskEmail } from '@/core/mail/addresses';
 import { type Locale, resolveLocale } from '@/core/mail/mail-template';
 import { MailService } from '@/core/mail/mail.service';
-import { EmailCodeService } from '@/modules/identity/auth/email-code.service';
-import { SignInService } from '@/modules/identity/auth/sign-in.service';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
+import { EmailCodeService, SignInService } from '@/modules/identity/auth';
+import { CohortsService } from '@/modules/tenancy/cohorts';
 
-import { OrganizationsService } from '@/modules/tenancy/organizations/organizations.service';
-import type { Organization } from '@/modules/tenancy/organizations/organizations.types';
-import type { User } from '@/modules/identity/users/users.types';
-import { normalizeEmail, UsersService } from '@/modules/identity/users/users.service';
+import { OrganizationsService, type Organization } from '@/modules/tenancy/organizations';
+import { type User, normalizeEmail, UsersService } from '@/modules/identity/users';
 import type {
   AcceptInvitationDto,
   InvitationDto,

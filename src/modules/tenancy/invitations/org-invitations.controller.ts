@@ -12,7 +12,7 @@ import {
   InvitationListItemDto,
   InvitationListQueryDto,
 } from './dto/invitation.dto';
-import { INVITE_ACCOUNT, INVITE_ORGANIZATION, REVOKE_ACCOUNT } from './invitations.rate-limits';
+import { INVITE_ACCOUNT, INVITE_ORGANIZATION, REVOKE_ACCOUNT } from './invitations.limits';
 import { InvitationsService } from './invitations.service';
 
 /** An organization's owners and admins sending, listing and revoking its invitations. */

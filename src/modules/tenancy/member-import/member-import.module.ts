@@ -4,7 +4,7 @@ import { InvitationsModule } from '@/modules/tenancy/invitations/invitations.mod
 import { UsersModule } from '@/modules/identity/users/users.module';
 import { MemberImportController } from './member-import.controller';
 import { ImportedRowsPersonalData, MemberImportsPersonalData } from './member-import.personal-data';
-import { MemberImportProcessor } from './member-import.processor';
+import { MemberImportProcessor } from './member-import-handlers.jobs';
 import { MemberImportRepository } from './member-import.repository';
 import { MemberImportService } from './member-import.service';
 

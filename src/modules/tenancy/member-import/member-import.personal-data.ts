@@ -6,7 +6,7 @@ import {
   PersonalData,
   type PersonalDataHandler,
 } from '@/core/privacy/personal-data';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 
 /*
  * Member imports (`organizations.json`): the imports a person started, and the rows of any import that named

@@ -1,9 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { Membership } from '@/core/auth/tenancy';
 import { MINOR_AGE_BRACKET } from '@/core/auth/credential';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
-import { UsersService } from '@/modules/identity/users/users.service';
-import type { User } from '@/modules/identity/users/users.types';
+import { CohortsService } from '@/modules/tenancy/cohorts';
+import { UsersService, type User } from '@/modules/identity/users';
 import type { PersonDto } from './dto/person.dto';
 
 export type { PersonDto } from './dto/person.dto';

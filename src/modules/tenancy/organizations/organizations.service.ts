@@ -9,7 +9,7 @@ import { DomainEvents } from '@/core/events/domain-events.service';
 import { ApiError } from '@/core/http/api-error';
 import { isUniqueViolation } from '@/core/database/constraint-violation';
 import { DEFAULT_TIME_ZONE } from '@/core/time/local-time';
-import { UsersService } from '@/modules/identity/users/users.service';
+import { UsersService } from '@/modules/identity/users';
 import { type Page, toPage } from '@/core/http/pagination';
 import type {
   AdminOrganizationDto,

@@ -14,7 +14,7 @@ import { TenancyResolver } from '@/core/auth/tenancy';
 import type { RateLimitPolicy } from '@/core/rate-limit/rate-limit';
 import { rateLimitHeaders, RateLimitService } from '@/core/rate-limit/rate-limit.service';
 import { SCIM_DETAIL, ScimError } from './scim-errors';
-import { scimTokenBudget } from './scim.rate-limits';
+import { scimTokenBudget } from './scim.limits';
 import type { ScimTokenRow } from './scim-tokens.repository';
 import { ScimTokensService } from './scim-tokens.service';
 

@@ -4,7 +4,7 @@ import { AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { isUuid } from '@/core/http/uuid';
-import { CohortsService } from '@/modules/tenancy/cohorts/cohorts.service';
+import { CohortsService } from '@/modules/tenancy/cohorts';
 import { ScimError, SCIM_BASE_PATH } from './scim-errors';
 import { parseScimFilter } from './scim-filter';
 import { ScimDirectoryRepository, type ScimGroupRow } from './scim-directory.repository';

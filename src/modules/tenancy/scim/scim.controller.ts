@@ -121,7 +121,7 @@ const LIST_QUERIES: MethodDecorator = (target, key, descriptor) => {
 @ApiTags('scim')
 @ApiProduces(SCIM_MEDIA_TYPE)
 @ScimTokenAuth()
-// Its own limit per SCIM token (1 200 a minute, scim.rate-limits.ts), not the address budget of anonymous calls.
+// Its own limit per SCIM token (1 200 a minute, scim.limits.ts), not the address budget of anonymous calls.
 @OwnBudget()
 @UseGuards(ScimAuthGuard)
 @UseFilters(ScimExceptionFilter)

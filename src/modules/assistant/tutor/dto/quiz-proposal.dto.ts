@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayMinSize, ArrayUnique, IsArray, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { AI_PROVIDERS, type AiProviderName } from '@/modules/assistant/ai-usage/dto/ai-usage.dto';
+import { AI_PROVIDERS, type AiProviderName } from '@/modules/assistant/ai-usage';
 import { TokenUsageDto } from './tutor.dto';
 
 export const PROPOSAL_KINDS = ['single', 'multiple', 'true_false'] as const;

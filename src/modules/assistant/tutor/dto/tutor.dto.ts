@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
-import { AI_PROVIDERS, type AiProviderName } from '@/modules/assistant/ai-usage/dto/ai-usage.dto';
+import { AI_PROVIDERS, type AiProviderName } from '@/modules/assistant/ai-usage';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 const lower = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.toLowerCase() : value);

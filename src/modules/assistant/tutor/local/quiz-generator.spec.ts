@@ -1,4 +1,4 @@
-import { quizProblems } from '@/modules/learning/editor/quiz-rules';
+import { quizProblems } from '@/modules/learning/editor';
 import { parseQuizMessages, quizMessages } from '@/modules/assistant/tutor/prompts/quiz-prompt';
 import { generateQuiz } from './quiz-generator';
 

@@ -1,4 +1,4 @@
-import type { AiProviderName } from '@/modules/assistant/ai-usage/dto/ai-usage.dto';
+import type { AiProviderName } from '@/modules/assistant/ai-usage';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';

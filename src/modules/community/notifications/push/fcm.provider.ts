@@ -3,7 +3,7 @@ import { importPKCS8, SignJWT } from 'jose';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { Clock } from '@/core/clock/clock';
 import { GuardedNet } from '@/core/net/guarded-net';
-import { outcomeOf, type PushOutcome } from './web-push.sender';
+import { outcomeOf, type PushOutcome } from './web-push-sender';
 
 export interface NativeMessage {
   token: string;

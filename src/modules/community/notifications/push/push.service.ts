@@ -6,14 +6,14 @@ import { Clock } from '@/core/clock/clock';
 import { TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
-import { DELIVER_FCM, DELIVER_PUSH } from '../notification-jobs.definitions';
+import { DELIVER_FCM, DELIVER_PUSH } from '../notifications.jobs';
 import { JobsService } from '@/core/queue/jobs.service';
 import type { CreateDeviceDto, CreateSubscriptionDto, DeviceDto, SubscriptionDto } from '../dto/push.dto';
 import { type DeviceRow, NotificationsRepository, type SubscriptionRow } from '../notifications.repository';
 import { NativePushProvider } from './fcm.provider';
 import { AddressRefused } from '@/core/net/guarded-net';
 import { isCallableEndpoint } from './push-endpoint';
-import { WebPushSender } from './web-push.sender';
+import { WebPushSender } from './web-push-sender';
 
 /** At most this many web push subscriptions, and native devices, per person (the oldest is dropped). */
 export const MAX_PER_PERSON = 20;

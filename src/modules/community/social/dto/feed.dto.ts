@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
-import { PersonDto } from '@/modules/tenancy/members/dto/person.dto';
+import { PersonDto } from '@/modules/tenancy/members';
 
 export const ACTIVITY_KINDS = [
   'course_completed',

@@ -20,7 +20,7 @@ import {
   type TicketCategory,
   type TicketPriority,
   type TicketStatus,
-} from '../support.definitions';
+} from '../support.types';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 /** Not only white space. */

@@ -18,7 +18,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { LTI_SCOPES } from '../lti.constants';
+import { LTI_SCOPES } from '../lti-constants';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 const present = (_: object, v: unknown): boolean => v !== undefined;

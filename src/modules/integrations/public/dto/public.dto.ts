@@ -2,13 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsIn, IsOptional, IsString, Length, Matches, MaxLength } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
-import {
-  CatalogQueryDto,
-  LANGUAGES,
-  LEVELS,
-  type Language,
-  type Level,
-} from '@/modules/learning/courses/dto/course.dto';
+import { CatalogQueryDto, LANGUAGES, LEVELS, type Language, type Level } from '@/modules/learning/courses';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 const trimLower = ({ value }: { value: unknown }): unknown =>

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
-import { LearnerLessonLtiDto } from '@/modules/integrations/lti/dto/lti.dto';
+import { LearnerLessonLtiDto } from '@/modules/integrations/lti';
 
 export const LANGUAGES = ['es', 'en'] as const;
 export const LEVELS = ['beginner', 'intermediate', 'advanced'] as const;

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
-import { PersonDto } from '@/modules/tenancy/members/dto/person.dto';
+import { PersonDto } from '@/modules/tenancy/members';
 
 export class RatingListQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ minimum: 1, maximum: 5 })

@@ -20,11 +20,11 @@ import {
 } from 'class-validator';
 import { NOT_UUID_SHAPED } from '@/core/http/uuid';
 import { PageQueryDto } from '@/core/http/pagination';
-import { type Language, LANGUAGES, type Level, LEVELS } from '@/modules/learning/courses/dto/course.dto';
+import { type Language, LANGUAGES, type Level, LEVELS } from '@/modules/learning/courses';
 import { QUIZ_LIMITS } from '@/modules/learning/editor/quiz-rules';
 import { QuestionDto, QuestionInputDto } from './question.dto';
 import { SLUG_PATTERN } from '@/modules/learning/editor/slug';
-import { LessonLtiDto, LessonLtiInputDto } from '@/modules/integrations/lti/dto/lti.dto';
+import { LessonLtiDto, LessonLtiInputDto } from '@/modules/integrations/lti';
 
 export const VISIBILITIES = ['public', 'restricted'] as const;
 export const STATUSES = ['draft', 'published', 'unpublished'] as const;

@@ -15,7 +15,7 @@ import {
   ValidateIf,
   ValidateNested,
 } from 'class-validator';
-import { QuestionDto, QuestionInputDto } from '@/modules/learning/editor/dto/question.dto';
+import { QuestionDto, QuestionInputDto } from '@/modules/learning/editor';
 import { SHOW_RESULTS, type ShowResults } from '../exam-rules';
 
 export const EXAM_LIMITS = {

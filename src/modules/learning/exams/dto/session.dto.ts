@@ -1,4 +1,4 @@
-import { PersonDto } from '@/modules/tenancy/members/dto/person.dto';
+import { PersonDto } from '@/modules/tenancy/members';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform, Type } from 'class-transformer';
 import {
@@ -29,7 +29,7 @@ import {
   type QuestionKind,
 } from '../exam-rules';
 import { DATE_TIME, UserRefDto } from './exam-card.dto';
-import { QUESTION_KINDS } from '@/modules/learning/editor/editor.types';
+import { QUESTION_KINDS } from '@/modules/learning/editor';
 
 export const SESSION_STATUSES = ['in_progress', 'submitted'] as const;
 export type SessionStatus = (typeof SESSION_STATUSES)[number];

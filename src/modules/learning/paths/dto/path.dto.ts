@@ -22,7 +22,7 @@ import {
 } from 'class-validator';
 import { NOT_UUID_SHAPED } from '@/core/http/uuid';
 import { PageQueryDto } from '@/core/http/pagination';
-import { IssuedCertificateDto } from '@/modules/learning/certificates/dto/certificate.dto';
+import { IssuedCertificateDto } from '@/modules/learning/certificates';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 const present = (_: object, v: unknown): boolean => v !== undefined;

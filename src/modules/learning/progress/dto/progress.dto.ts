@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsUUID, ValidateNested } from 'class-validator';
-import { CourseCardDto, EnrollmentDto } from '@/modules/learning/courses/dto/course.dto';
+import { CourseCardDto, EnrollmentDto } from '@/modules/learning/courses';
 
 export const MAX_ANSWERS = 50;
 export const MAX_PICKS = 10;

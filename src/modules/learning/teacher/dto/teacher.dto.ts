@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { LessonScoreDto } from '@/modules/learning/progress/dto/progress.dto';
+import { LessonScoreDto } from '@/modules/learning/progress';
 
 export class TeacherCohortDto {
   @ApiProperty({ format: 'uuid' }) id!: string;

@@ -13,7 +13,7 @@ import {
   MinLength,
 } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
-import { PersonDto } from '@/modules/tenancy/members/dto/person.dto';
+import { PersonDto } from '@/modules/tenancy/members';
 
 export const DUEL_STATUSES = [
   'pending',

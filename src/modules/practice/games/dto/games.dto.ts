@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsIn, IsInt, IsUUID, Min, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
-import { PersonDto } from '@/modules/tenancy/members/dto/person.dto';
+import { PersonDto } from '@/modules/tenancy/members';
 import { IsOptional } from 'class-validator';
 
 export const MODES = ['survival', 'speed', 'risk'] as const;

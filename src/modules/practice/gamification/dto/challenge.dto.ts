@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsDate, IsIn, IsOptional, IsString, IsUUID, MaxLength, MinLength, ValidateIf } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
-import { PersonDto } from '@/modules/tenancy/members/dto/person.dto';
+import { PersonDto } from '@/modules/tenancy/members';
 
 export const CHALLENGE_METRICS = ['xp', 'lessons_completed', 'flashcard_reviews', 'duels_won'] as const;
 export type ChallengeMetric = (typeof CHALLENGE_METRICS)[number];

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { PageQueryDto } from '@/core/http/pagination';
-import { PersonDto } from '@/modules/tenancy/members/dto/person.dto';
+import { PersonDto } from '@/modules/tenancy/members';
 import { XP_SOURCES } from '../xp-rules';
 
 export class XpDto {

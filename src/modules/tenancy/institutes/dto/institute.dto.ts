@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsEmail, IsString, IsUrl, Length, MaxLength, ValidateIf } from 'class-validator';
-import { CohortDto } from '@/modules/tenancy/cohorts/dto/cohort.dto';
+import { CohortDto } from '@/modules/tenancy/cohorts';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);
 /** Trimmed; an empty optional text is no text. */

@@ -3,7 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsEmail, IsIn, IsOptional, IsString, IsUUID, Length, Matches, MaxLength, ValidateIf } from 'class-validator';
 import { ORG_ROLES, type OrgRole } from '@/core/auth/tenancy';
 import { PageQueryDto } from '@/core/http/pagination';
-import { OrganizationDto } from '@/modules/tenancy/organizations/dto/organization.dto';
+import { OrganizationDto } from '@/modules/tenancy/organizations';
 import { INVITATION_STATUSES, type InvitationStatus } from '../invitation-rules';
 
 const trim = ({ value }: { value: unknown }): unknown => (typeof value === 'string' ? value.trim() : value);

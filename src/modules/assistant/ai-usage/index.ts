@@ -1,0 +1,7 @@
+/**
+ * The ai-usage area's public surface (docs/DECISIONS.md, "One public surface per area"): what other areas,
+ * the apps and the tests may use. From outside the area, lint allows only this file and, for composition,
+ * the area's *.module.ts.
+ */
+export { AiUsageService } from './ai-usage.service';
+export { AI_PROVIDERS, type AiCallStatus, type AiProviderName } from './dto/ai-usage.dto';

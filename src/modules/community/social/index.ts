@@ -1,0 +1,8 @@
+/**
+ * The social area's public surface (docs/DECISIONS.md, "One public surface per area"): what other areas,
+ * the apps and the tests may use. From outside the area, lint allows only this file and, for composition,
+ * the area's *.module.ts.
+ */
+export { CommentDto, FeedItemDto, PostViewDto } from './dto/feed.dto';
+export { FeedService } from './feed.service';
+export { ModerationService } from './moderation.service';

@@ -1,0 +1,9 @@
+/**
+ * The exams area's public surface (docs/DECISIONS.md, "One public surface per area"): what other areas,
+ * the apps and the tests may use. From outside the area, lint allows only this file and, for composition,
+ * the area's *.module.ts.
+ */
+export { CreateExamDto, ExamDto } from './dto/exam.dto';
+export { ExamAuthoringService } from './exam-authoring.service';
+export { ExamSessionsService } from './exam-sessions.service';
+export { ExamsService } from './exams.service';

@@ -1,0 +1,6 @@
+/**
+ * Test support of the flashcards area: internals the suites reach on purpose (to arrange rows or read
+ * what a job wrote). Only test/ and bench/ may import it; lint refuses it anywhere under src/.
+ */
+export { FlashcardsRepository } from './flashcards.repository';
+export { review, type ScheduledState } from './schedulers';

@@ -1,0 +1,8 @@
+/**
+ * The cohorts area's public surface (docs/DECISIONS.md, "One public surface per area"): what other areas,
+ * the apps and the tests may use. From outside the area, lint allows only this file and, for composition,
+ * the area's *.module.ts.
+ */
+export { CohortsService } from './cohorts.service';
+export { CohortDto } from './dto/cohort.dto';
+export { InstituteLinks } from './institute-links.port';
