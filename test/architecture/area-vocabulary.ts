@@ -17,6 +17,7 @@ export const KINDS = [
   'mails',
   'limits',
   'personal-data',
+  'tables', // the tables the area owns and the read views it gives others
   'types',
   'port',
   'guard',
@@ -30,7 +31,16 @@ export const KINDS = [
 ] as const;
 
 /** Kinds an area has one of: named `<area>` or, for a sub-file of a large area, `<area>-<topic>`. */
-export const AREA_NAMED_KINDS = ['module', 'jobs', 'schedules', 'subscribers', 'mails', 'limits', 'personal-data'];
+export const AREA_NAMED_KINDS = [
+  'module',
+  'jobs',
+  'schedules',
+  'subscribers',
+  'mails',
+  'limits',
+  'personal-data',
+  'tables',
+];
 
 /** A plain name may not hide a kind (`notification-jobs.ts`, `foo-definitions.ts`). */
 const HIDDEN_KIND = /-(jobs?|schedules?|subscribers?|mails?|limits|rate-limits|definitions|processor|maintenance)$/;
