@@ -74,6 +74,12 @@ export const TENANCY_EXEMPTIONS = {
       "the platform's course catalog, authored by platform editors: which organizations a course or path is " +
       'offered to, and course figures over every organization (the average rating)',
   },
+  'lti-service-context': {
+    reason:
+      "an LTI tool's service call (AGS, NRPS) names a context by its id under the tool's own bearer token; the " +
+      "organization is the context's, and the same statement reads the tool's deployment there, which must be " +
+      'enabled before anything is answered',
+  },
   'cross-organization-existence': {
     reason:
       'whether a shared row (an institute, a course, a path, an exam) is used anywhere, answered yes or no only, ' +
@@ -88,8 +94,10 @@ export const TENANCY_EXEMPTIONS = {
     reason: 'platform administrators read and moderate across organizations (platform_admin only)',
   },
   'personal-data': {
-    reason: "export and erasure of one person's data in every organization (the privacy engine, `*.personal-data.ts`)",
-    files: /[\\/][^\\/]+\.personal-data\.[jt]s:/,
+    reason:
+      "export and erasure of one person's data in every organization (the privacy engine, `*.personal-data.ts`, " +
+      'and the export archive that runs their statements)',
+    files: /[\\/](?:[^\\/]+\.personal-data|identity[\\/]privacy[\\/]export-archive)\.[jt]s:/,
   },
   'platform-infrastructure': {
     reason:
@@ -105,7 +113,7 @@ export const TENANCY_EXEMPTIONS = {
   },
   'test-fixtures': {
     reason: 'test code arranging and inspecting rows directly (never in the built application)',
-    files: /[\\/]test[\\/](?:support|e2e|cross-tenant)[\\/]/,
+    files: /[\\/]test[\\/](?:support|e2e|integration|cross-tenant)[\\/]/,
   },
 } as const satisfies Record<string, { reason: string; files?: RegExp }>;
 

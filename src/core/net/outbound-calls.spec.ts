@@ -10,7 +10,7 @@ const SRC = join(__dirname, '..', '..');
 const NODE_REQUEST_ALLOWED = new Set([
   'modules/integrations/webhooks/webhook-sender.ts',
   'modules/learning/certificates/logo-fetcher.ts',
-  'modules/community/notifications/push/web-push.sender.ts',
+  'modules/community/notifications/push/web-push-sender.ts',
 ]);
 
 function sources(dir: string): string[] {

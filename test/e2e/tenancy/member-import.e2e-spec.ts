@@ -274,6 +274,7 @@ describe('CSV member import (extensions-v1 "Members, invitations, import")', () 
       for (const e of fresh) expect(t.mail.to(e)).toHaveLength(1);
     }
 
+    // Each runs about 950 rows with a crash and the job's retry: allowed 3 minutes on a loaded two-core machine.
     it('between batches (after the first batch committed)', async () => {
       await crashOnce((repo) => {
         const real = repo.pendingBatch.bind(repo);
@@ -284,7 +285,7 @@ describe('CSV member import (extensions-v1 "Members, invitations, import")', () 
           return real(orgId, id, size);
         });
       });
-    });
+    }, 180_000);
 
     it('inside a batch (its rows roll back and run again)', async () => {
       await crashOnce((repo) => {
@@ -297,7 +298,7 @@ describe('CSV member import (extensions-v1 "Members, invitations, import")', () 
           return real(...args);
         });
       });
-    });
+    }, 180_000);
   });
 
   describe('batches decide as the rows would one by one, in file order', () => {

@@ -142,6 +142,8 @@ export class AiUsageRepository {
     if (organizations.kind === 'one') {
       params.push(organizations.organizationId);
       where += ` AND ${orgEq(4)}`;
+    } else {
+      where = `${tenancyExempt('person-across-organizations')} ${where}`;
     }
     return [where, params];
   }

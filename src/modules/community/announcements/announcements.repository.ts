@@ -230,7 +230,7 @@ export class AnnouncementsRepository {
            AND (cardinality(audience_roles) = 0 OR $4::text = ANY(audience_roles))
          UNION ALL
          SELECT * FROM announcements
-         WHERE ${orgEq(3)}::uuid AND ${LIVE}
+         WHERE NOT ($3::uuid IS NULL) AND ${orgEq(3)}::uuid AND ${LIVE}
            AND (cardinality(audience_roles) = 0 OR $4::text = ANY(audience_roles))
            AND (cardinality(audience_cohort_ids) = 0 OR audience_cohort_ids && $5::uuid[])
        ) a

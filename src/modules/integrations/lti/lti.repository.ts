@@ -780,7 +780,7 @@ export class LtiRepository {
   /** A context with the tool's deployment in its organization, in one statement. */
   async serviceContext(contextId: string, toolId: string): Promise<ServiceContextRow | null> {
     const rows: ServiceContextRow[] = await this.dataSource.query(
-      `SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
+      `${tenancyExempt('lti-service-context')} SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
               CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('enabled', d.enabled,
                 'send_name', d.send_name, 'send_email', d.send_email) END AS deployment
        FROM lti_contexts x JOIN courses c ON c.id = x.course_id
@@ -805,7 +805,7 @@ export class LtiRepository {
   > {
     const rows: (ServiceContextRow & { line_item_id: string | null; lesson_id: string | null; enrolled: boolean })[] =
       await this.dataSource.query(
-        `SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
+        `${tenancyExempt('lti-service-context')} SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
                 CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('enabled', d.enabled,
                   'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
                 li.id AS line_item_id, li.lesson_id,

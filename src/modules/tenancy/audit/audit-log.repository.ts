@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { orgEq } from '@/core/database/tenancy';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface AuditRow {
   id: string;
@@ -79,7 +79,8 @@ export class AuditLogRepository {
     page: { limit: number; offset: number },
   ): Promise<{ rows: PlatformAuditRow[]; total: number }> {
     const params: unknown[] = [];
-    const where: string[] = ['true'];
+    // The platform's view over every organization; the organization filter, when given, is built as usual.
+    const where: string[] = [`${tenancyExempt('platform-admin')} true`];
     if (filter.organizationId === 'none') where.push('organization_id IS NULL');
     else if (filter.organizationId) {
       params.push(filter.organizationId);
