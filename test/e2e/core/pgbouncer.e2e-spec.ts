@@ -16,8 +16,6 @@ import { waitUntil } from '../../support/wait';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies read field by field
 type Json = Record<string, any>;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 function duelQuiz() {
   return {
     passing_score: 50,
@@ -86,29 +84,27 @@ describe('PgBouncer in transaction mode (5.2)', () => {
 
   it('a named statement breaks behind this PgBouncer (why DATABASE_NAMED_STATEMENTS=false exists)', async () => {
     const a = new Client({ connectionString: bouncer.url(t.dbName) });
-    const b = new Client({ connectionString: bouncer.url(t.dbName) });
+    const holders = Array.from({ length: 8 }, () => new Client({ connectionString: bouncer.url(t.dbName) }));
     await a.connect();
-    await b.connect();
+    for (const h of holders) await h.connect();
     try {
-      // Two clients in open transactions hold two server connections; the statement prepared on one is unknown
-      // to the other, which a later use of the same client may be given.
+      // The statement is prepared on the one server connection a's transaction holds.
       await a.query('BEGIN');
-      await b.query('BEGIN');
       await a.query({ name: 'probe', text: 'SELECT 1 AS one' });
-      // Released last, a's server connection is the one PgBouncer hands out next (LIFO): to b.
-      await b.query('COMMIT');
       await a.query('COMMIT');
+      // Other clients in open transactions hold 1, 2, ... server connections (the application's own pool shares
+      // them, so which one is idle is not known): once they hold every idle one, PgBouncer gives a's next use
+      // another server connection, which never saw the statement.
       const errors: string[] = [];
-      for (let i = 0; i < 6; i++) {
-        await b.query('BEGIN');
+      for (let k = 1; k <= holders.length && errors.length === 0; k++) {
+        for (const h of holders.slice(0, k)) await h.query('BEGIN');
         await a.query({ name: 'probe', text: 'SELECT 1 AS one' }).catch((err: Error) => errors.push(err.message));
-        await b.query('COMMIT');
-        await sleep(1);
+        for (const h of holders.slice(0, k)) await h.query('COMMIT');
       }
       expect(errors.some((m) => /prepared statement "probe" does not exist/.test(m))).toBe(true);
     } finally {
       await a.end();
-      await b.end();
+      for (const h of holders) await h.end();
     }
   });
 
