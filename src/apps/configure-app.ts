@@ -1,5 +1,5 @@
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
 import cookieParser from 'cookie-parser';
 import type { NextFunction, Request, Response } from 'express';
 import cors from 'cors';
@@ -122,8 +122,12 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   });
   app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED });
 
-  const document = buildOpenApiDocument(app, config, buildInfo().version);
-  SwaggerModule.setup('docs', app, document, {
+  // The description is built once, when first asked for; outside tests also now, so a broken description stops the
+  // start instead of the first reader (tests boot ~200 apps and read it in a few suites: ~0.6 s per boot saved).
+  let document: OpenAPIObject | undefined;
+  const describe = (): OpenAPIObject => (document ??= buildOpenApiDocument(app, config, buildInfo().version));
+  if (config.nodeEnv !== 'test') describe();
+  SwaggerModule.setup('docs', app, describe, {
     jsonDocumentUrl: 'docs-json',
     customSiteTitle: 'Learning Platform API',
     swaggerOptions: { persistAuthorization: false, withCredentials: true },
