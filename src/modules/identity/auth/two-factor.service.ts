@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import QRCode from 'qrcode';
+import type QRCode from 'qrcode';
 import speakeasy from 'speakeasy';
 import { AuditService } from '@/core/audit/audit.service';
 import type { Credential } from '@/core/auth/credential';
@@ -73,7 +73,7 @@ export class TwoFactorService {
       period: TOTP_STEP_SECONDS,
     });
     await this.users.setTwoFactor(user.id, { twoFactorSecret: this.crypto.encrypt(secret), twoFactorLastStep: null });
-    const qrSvg = await QRCode.toString(otpauthUri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+    const qrSvg = await qrcode().toString(otpauthUri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
     return { secret, otpauth_uri: otpauthUri, qr_svg: qrSvg };
   }
 
@@ -259,4 +259,10 @@ export class TwoFactorService {
     );
     return codes;
   }
+}
+
+/** qrcode, loaded when first drawn rather than at start. */
+function qrcode(): typeof QRCode {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('qrcode') as typeof QRCode;
 }

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { ZipArchive } from 'archiver';
+import type { ZipArchive as ZipArchiveClass } from 'archiver';
 import type { Locale } from '@/core/mail/mail-template';
 import type { ExportedRow } from '@/core/privacy/personal-data';
 
@@ -113,6 +113,8 @@ export function exportArchive(
   areas: readonly ExportArea[],
   meta: { userId: string; generatedAt: Date; locale: Locale },
 ): { stream: Readable; finalize: () => Promise<void>; manifest: Manifest } {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { ZipArchive } = require('archiver') as { ZipArchive: typeof ZipArchiveClass };
   const archive = new ZipArchive({ zlib: { level: 6 } });
   const manifest: Manifest = {
     format_version: 1,

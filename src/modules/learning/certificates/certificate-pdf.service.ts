@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import QRCode from 'qrcode';
+import type QRCode from 'qrcode';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import type { Credential } from '@/core/auth/credential';
 import { OrganizationsService } from '@/modules/tenancy/organizations';
@@ -51,7 +51,7 @@ export class CertificatePdfService {
       revokedAt: null,
       replacedByCode: null,
       verifyUrl,
-      qr: QRCode.create(verifyUrl, { errorCorrectionLevel: 'M' }).modules,
+      qr: qrcode().create(verifyUrl, { errorCorrectionLevel: 'M' }).modules,
       logo,
       sample: true,
     });
@@ -63,7 +63,7 @@ export class CertificatePdfService {
     const template = effectiveTemplate(org, await this.platformTemplate.template());
     const verifyUrl = `${this.config.webUrl.replace(/\/+$/, '')}/certificates/verify/${encodeURIComponent(certificate.code)}`;
     const logo = template.logo_url ? await this.logos.fetch(template.logo_url) : null;
-    const qr = QRCode.create(verifyUrl, { errorCorrectionLevel: 'M' }).modules;
+    const qr = qrcode().create(verifyUrl, { errorCorrectionLevel: 'M' }).modules;
     const pdf = await renderCertificatePdf({
       lang: org.locale === 'en' ? 'en' : 'es',
       template,
@@ -81,4 +81,10 @@ export class CertificatePdfService {
     });
     return { filename: `certificate-${certificate.code.replace(/[^A-Za-z0-9-]/g, '')}.pdf`, pdf };
   }
+}
+
+/** qrcode, loaded when first drawn rather than at start. */
+function qrcode(): typeof QRCode {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('qrcode') as typeof QRCode;
 }

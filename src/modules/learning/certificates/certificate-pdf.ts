@@ -1,4 +1,4 @@
-import PDFDocument from 'pdfkit';
+import type PDFDocumentClass from 'pdfkit';
 import type { Locale } from '@/core/mail/mail-template';
 import type { CertificateType } from './certificate-code';
 import type { CertificateStatus } from './certificate-export';
@@ -145,6 +145,9 @@ function drawQr(
 export function renderCertificatePdf(input: CertificatePdfInput): Promise<Buffer> {
   const t = TEXT[input.lang];
   const accent = input.template.accent_color ?? '#1F4E79';
+  // Loaded by the first PDF drawn, not at start (pdfkit and fontkit are ~150 modules).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const PDFDocument = require('pdfkit') as typeof PDFDocumentClass;
   const doc = new PDFDocument({
     size: 'A4',
     layout: 'landscape',
