@@ -60,4 +60,21 @@ describe('SharedCache.getOrLoadMany', () => {
     await cache.getOrLoadMany(['a'], load);
     expect((await cache.getOrLoadMany(['a'], load)).get('a')).toEqual({ v: 2 });
   });
+
+  it('keeps at most `max` entries, dropping the least recently used', async () => {
+    const cache = new SharedCache<{ v: string }>('t', localBus(), { max: 2, ttlMs: 60_000 });
+    const loads: string[] = [];
+    const load = async (missing: string[]) => {
+      loads.push(...missing);
+      return new Map(missing.map((k) => [k, { v: k }]));
+    };
+    await cache.getOrLoadMany(['a', 'b'], load);
+    await cache.getOrLoadMany(['a'], load); // a is now the most recently used
+    await cache.getOrLoadMany(['c'], load); // b goes
+    expect(loads).toEqual(['a', 'b', 'c']);
+    await cache.getOrLoadMany(['a', 'c'], load);
+    expect(loads).toEqual(['a', 'b', 'c']);
+    await cache.getOrLoadMany(['b'], load);
+    expect(loads).toEqual(['a', 'b', 'c', 'b']);
+  });
 });
