@@ -3,7 +3,7 @@ import { Resolver } from 'node:dns/promises';
 import { Agent as HttpAgent, type AgentOptions } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
-import { Agent as UndiciAgent, buildConnector, fetch as undiciFetch } from 'undici';
+import type { Agent as UndiciAgent } from 'undici';
 import { isAllowedAddress } from './public-address';
 
 /** Why an outbound connection was refused (the host, or what it resolves to, is not a public address). */
@@ -40,10 +40,10 @@ function bare(hostname: string): string {
 export class GuardedNet {
   readonly allowLoopback: boolean;
   readonly lookup: LookupFunction;
-  readonly dispatcher: UndiciAgent;
   readonly httpAgent: HttpAgent;
   readonly httpsAgent: HttpsAgent;
   private readonly resolver: Resolver | null;
+  private undiciAgent: UndiciAgent | null = null;
 
   constructor(options: GuardedNetOptions) {
     this.allowLoopback = options.allowLoopback;
@@ -58,22 +58,32 @@ export class GuardedNet {
       this.resolver = resolver;
     }
     this.lookup = this.guardedLookup.bind(this);
+    const agentOptions: AgentOptions = { keepAlive: true, maxSockets: 64, lookup: this.lookup };
+    this.httpAgent = guardAgent(new HttpAgent(agentOptions), this);
+    this.httpsAgent = guardAgent(new HttpsAgent(agentOptions), this);
+  }
+
+  /**
+   * The undici dispatcher behind `guardedFetch`, made at the first outbound fetch: undici is ~110 modules that a
+   * process which never calls out (and every test boot) need not load.
+   */
+  get dispatcher(): UndiciAgent {
+    if (this.undiciAgent) return this.undiciAgent;
+    const { Agent, buildConnector } = undici();
     const connector = buildConnector({ lookup: this.lookup });
-    this.dispatcher = new UndiciAgent({
+    this.undiciAgent = new Agent({
       connect: (opts, callback) => {
         const refused = this.literalProblem(opts.hostname);
         if (refused) return callback(refused, null);
         return connector(opts, callback);
       },
     });
-    const agentOptions: AgentOptions = { keepAlive: true, maxSockets: 64, lookup: this.lookup };
-    this.httpAgent = guardAgent(new HttpAgent(agentOptions), this);
-    this.httpsAgent = guardAgent(new HttpsAgent(agentOptions), this);
+    return this.undiciAgent;
   }
 
   /** `fetch` through the guarded dispatcher (redirects are the caller's choice; each hop is checked the same way). */
   readonly guardedFetch = (input: string | URL, init?: RequestInit): Promise<Response> =>
-    undiciFetch(input, {
+    undici().fetch(input, {
       ...(init as object),
       dispatcher: this.dispatcher,
     }) as unknown as Promise<Response>;
@@ -112,7 +122,7 @@ export class GuardedNet {
   async close(): Promise<void> {
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
-    await this.dispatcher.close();
+    await this.undiciAgent?.close();
   }
 
   private guardedLookup(
@@ -192,4 +202,9 @@ function guardAgent<A extends HttpAgent>(agent: A, net: GuardedNet): A {
     return create(options, callback);
   };
   return agent;
+}
+
+function undici(): typeof import('undici') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('undici') as typeof import('undici');
 }
