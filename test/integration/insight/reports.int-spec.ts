@@ -130,7 +130,7 @@ describe('Report columns (integration)', () => {
     return { bytes: Buffer.concat(chunks), rows: done.rows, filename: file.filename };
   }
 
-  async function csv(dto: Parameters<ReportsService['request']>[1]): Promise<string[]> {
+  async function csv(dto: Omit<Parameters<ReportsService['request']>[1], 'format'>): Promise<string[]> {
     const { bytes, rows } = await build({ format: 'csv', ...dto });
     const text = bytes.toString('utf8');
     expect(text.startsWith('\uFEFF')).toBe(true);
