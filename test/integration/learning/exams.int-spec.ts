@@ -259,6 +259,14 @@ describe('Exam deadlines and grading (integration)', () => {
       score: 50,
       passed: true,
     });
+    // Published with the deadline as its instant and no actor: the service closed it, not the learner.
+    const [published] = await it_.db.query<{ actor_id: string | null; occurred_at: Date; payload: object }[]>(
+      `SELECT actor_id, occurred_at, payload FROM domain_events WHERE name = 'exam.submitted' AND payload->>'session_id' = $1`,
+      [s.id],
+    );
+    expect(published.actor_id).toBeNull();
+    expect(published.occurred_at.toISOString()).toBe('2026-12-02T10:30:00.000Z');
+    expect(published.payload).toMatchObject({ submitted_by: 'deadline', score: 50, passed: true, flagged: false });
     // The job that comes late finds it closed and does nothing; the learner's view shows the score (show_results).
     await sessions.closeAtDeadline(org, e.id, s.id);
     const view = await sessions.read(m, e.id, s.id);
@@ -425,6 +433,53 @@ describe('Exam deadlines and grading (integration)', () => {
       expect(stale).toMatchObject({ option_ids: right(e, 0), seq: 2 });
       expect((await sessions.submit(m, e.id, s.id)).result).toEqual({ score: 75, passed: true });
     });
+  });
+
+  it('proctoring: violations counted by the settings, each flag raised once, a flagged session awaits review', async () => {
+    clockAt(it_.clock, '2026-12-08T10:00:00Z');
+    const e = await exam({ proctoring: { fullscreen_required: false, max_focus_losses: 2, flag_paste: true } });
+    await window(e.id, '2026-12-08T09:00:00Z', null);
+    const m = await learner();
+    const s = await sessions.start(m, e.id);
+    type EventType = Parameters<ExamSessionsService['recordEvents']>[3]['events'][number]['type'];
+    const batch = (...types: EventType[]) => ({
+      events: types.map((type) => ({ type, occurred_at: '2026-12-08T10:01:00.000Z' })),
+    });
+    clockAt(it_.clock, '2026-12-08T10:05:00Z');
+    // fullscreen_exit is no violation when fullscreen is not required; paste flags but does not count.
+    expect(
+      await sessions.recordEvents(
+        m,
+        e.id,
+        s.id,
+        batch('focus_lost', 'fullscreen_exit', 'visibility_hidden', 'paste', 'focus_gained', 'paste'),
+      ),
+    ).toEqual({ accepted: 6, violations: 2, flagged: true });
+    // Two violations do not exceed 2; the third does.
+    clockAt(it_.clock, '2026-12-08T10:06:00Z');
+    expect(await sessions.recordEvents(m, e.id, s.id, batch('focus_lost', 'heartbeat'))).toEqual({
+      accepted: 2,
+      violations: 3,
+      flagged: true,
+    });
+    const [flags] = await it_.db.query<{ flags: { code: string; at: string }[]; review_status: string }[]>(
+      `SELECT flags, review_status FROM exam_sessions WHERE id = $1`,
+      [s.id],
+    );
+    expect(flags).toEqual({
+      flags: [
+        { code: 'paste_detected', at: '2026-12-08T10:05:00.000Z' },
+        { code: 'focus_limit_exceeded', at: '2026-12-08T10:06:00.000Z' },
+      ],
+      review_status: 'pending',
+    });
+    // The learner sees only that the session is flagged; closing it leaves the review pending.
+    for (const i of [0, 1, 2, 3])
+      await sessions.saveAnswer(m, e.id, s.id, e.questions[i].id, { option_ids: right(e, i), seq: 1 });
+    const view = await sessions.submit(m, e.id, s.id);
+    expect(view).toMatchObject({ flagged: true, review_status: 'pending', result: { score: 100, passed: true } });
+    expect(view).not.toHaveProperty('flags');
+    expect(view).not.toHaveProperty('violations');
   });
 
   it('review: a void with allow_retake cancels the result and gives the attempt back; a decision is final', async () => {
