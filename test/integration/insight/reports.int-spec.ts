@@ -389,6 +389,50 @@ describe('Report columns (integration)', () => {
     });
   });
 
+  it('lti_results: the scores tools reported, by updated_at, numbers as numbers and local-day periods', async () => {
+    clockAt(it_.clock, '2026-11-20T12:00:00Z');
+    const [tool] = await it_.db.query<{ id: string }[]>(
+      `INSERT INTO lti_tools (name, initiate_login_url, redirect_uris, target_link_uri, jwks_url, registered_by,
+         created_at, updated_at)
+       VALUES ('Lab', 'https://tool.test/login', '{https://tool.test/launch}', 'https://tool.test/launch',
+         'https://tool.test/jwks', 'manual', now(), now()) RETURNING id`,
+    );
+    const [context] = await it_.db.query<{ id: string }[]>(
+      `INSERT INTO lti_contexts (organization_id, course_id) VALUES ($1, $2) RETURNING id`,
+      [org, courses.algebra],
+    );
+    const [lesson] = await it_.db.query<{ id: string }[]>(
+      `SELECT id FROM lessons WHERE course_id = $1 AND position = 2`,
+      [courses.algebra],
+    );
+    const [item] = await it_.db.query<{ id: string }[]>(
+      `INSERT INTO lti_line_items (tool_id, context_id, organization_id, lesson_id, label, score_maximum, created_at)
+       VALUES ($1, $2, $3, $4, '@Lab 1', 20, now()) RETURNING id`,
+      [tool.id, context.id, org, lesson.id],
+    );
+    const result = (user: string, given: number | null, activity: string, grading: string, at: string) =>
+      it_.db.query(
+        `INSERT INTO lti_results (line_item_id, user_id, organization_id, score_given, score_maximum,
+           activity_progress, grading_progress, timestamp, updated_at)
+         VALUES ($1, $2, $3, $4, 20, $5, $6, $7, $7)`,
+        [item.id, user, org, given, activity, grading, at],
+      );
+    // 05:30Z on the 18th is still the 17th in Mexico City.
+    await result(people.bob.id, 12.5, 'Completed', 'FullyGraded', '2026-11-18T05:30:00.000Z');
+    await result(people.ana.id, null, 'InProgress', 'Pending', '2026-11-18T07:00:00.000Z');
+    const c = courses.algebra;
+    const lines = await csv({ type: 'lti_results' });
+    expect(lines).toEqual([
+      // The label starts with '@': neutralized; the score keeps its decimals.
+      `${people.bob.id},${people.bob.email},${c},${lesson.id},'@Lab 1,12.5,20,Completed,FullyGraded,2026-11-18T05:30:00.000Z`,
+      `${people.ana.id},${people.ana.email},${c},${lesson.id},'@Lab 1,,20,InProgress,Pending,2026-11-18T07:00:00.000Z`,
+    ]);
+    expect(await csv({ type: 'lti_results', filters: { to: '2026-11-17' } })).toEqual([lines[0]]);
+    expect(await csv({ type: 'lti_results', filters: { from: '2026-11-18', cohort_id: cohorts.a } })).toEqual([
+      lines[1],
+    ]);
+  });
+
   it('engagement: one row per member by joining; active days, lessons and reviews in the organization’s days', async () => {
     clockAt(it_.clock, '2026-11-20T12:00:00Z');
     const hour = (user: string, at: string, lessons: number, reviews: number) =>
