@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
+import type { DomainEvent } from '@/core/events/event-catalog';
 import {
+  EngagementSubscriber,
   LeaderboardStore,
   LedgerBoards,
   RedisLeaderboardStore,
@@ -34,6 +37,7 @@ describe('XP ledger and streaks (integration)', () => {
         StreaksService,
         XpLedgerService,
         LedgerBoards,
+        EngagementSubscriber,
         { provide: LeaderboardStore, useClass: RedisLeaderboardStore },
       ],
     });
@@ -123,6 +127,95 @@ describe('XP ledger and streaks (integration)', () => {
     const { id } = await insertUser(it_.db);
     expect(await apply({ awards: [award(id, 'lesson', 'l', 10, '2026-11-29T10:00:00Z')] })).toEqual([]);
     expect(await ledgerOf(id)).toEqual([]);
+  });
+
+  it('XP rules: what each learning fact is worth, once per source key, as the subscriber writes it', async () => {
+    clockAt(it_.clock, '2026-11-29T12:00:00Z');
+    const id = await member();
+    const rival = await member();
+    const [lesson, course, exam, flaggedExam, game, bigGame, lostGame, won, drawn, forfeit] = Array.from(
+      { length: 10 },
+      () => randomUUID(),
+    );
+    let n = 0;
+    const event = (name: string, payload: Record<string, unknown>) =>
+      ({
+        id: randomUUID(),
+        name,
+        version: 1,
+        organization_id: org,
+        actor_id: null,
+        occurred_at: new Date(Date.parse('2026-11-29T10:00:00Z') + ++n * 1000),
+        payload,
+      }) as unknown as DomainEvent<'lesson.completed'>;
+    const deliver = (...events: DomainEvent<'lesson.completed'>[]) =>
+      it_.tx((tx) =>
+        it_.get(EngagementSubscriber).onLearning(events, { tx, attempt: 1, subscriber: 'gamification.engagement' }),
+      );
+    await deliver(
+      event('lesson.completed', { user_id: id, course_id: course, lesson_id: lesson }),
+      // A failed quiz is worth nothing; the first pass 20, a second pass of the same quiz nothing.
+      event('quiz.submitted', { user_id: id, course_id: course, lesson_id: lesson, score: 40, passed: false }),
+      event('quiz.submitted', { user_id: id, course_id: course, lesson_id: lesson, score: 80, passed: true }),
+      event('quiz.submitted', { user_id: id, course_id: course, lesson_id: lesson, score: 100, passed: true }),
+      event('course.completed', { user_id: id, course_id: course, completed_at: '2026-11-29T10:00:00Z' }),
+      // A flagged pass waits for its review; an accepting review of a pass gives it.
+      event('exam.submitted', { user_id: id, exam_id: flaggedExam, score: 90, passed: true, flagged: true }),
+      event('exam.submitted', { user_id: id, exam_id: exam, score: 70, passed: true, flagged: false }),
+      // Games: min(30, floor(score / 10)); an abandoned game nothing.
+      event('game.finished', { user_id: id, game_id: game, score: 129, end_reason: 'finished' }),
+      event('game.finished', { user_id: id, game_id: bigGame, score: 457, end_reason: 'finished' }),
+      event('game.finished', { user_id: id, game_id: lostGame, score: 300, end_reason: 'abandoned' }),
+      // Duels: 15 to the winner, nothing to the loser, 5 each for a draw; a forfeit before round 2 nothing.
+      event('duel.finished', {
+        duel_id: won,
+        challenger_id: id,
+        opponent_id: rival,
+        winner_id: id,
+        reason: 'completed',
+        rounds_started: 5,
+      }),
+      event('duel.finished', {
+        duel_id: drawn,
+        challenger_id: rival,
+        opponent_id: id,
+        winner_id: null,
+        reason: 'completed',
+        rounds_started: 5,
+      }),
+      event('duel.finished', {
+        duel_id: forfeit,
+        challenger_id: id,
+        opponent_id: rival,
+        winner_id: id,
+        reason: 'forfeit',
+        rounds_started: 1,
+      }),
+    );
+    // The same lesson again (a second event about the fact) and the review accepting the flagged pass.
+    await deliver(
+      event('lesson.completed', { user_id: id, course_id: course, lesson_id: lesson }),
+      event('exam.reviewed', { user_id: id, exam_id: flaggedExam, decision: 'accept', passed: true, score: 90 }),
+    );
+    const keys = await it_.db.query<{ user_id: string; source_key: string; amount: number }[]>(
+      `SELECT user_id, source || ':' || source_id AS source_key, amount FROM xp_ledger
+       WHERE user_id = ANY($1) ORDER BY user_id = $2 DESC, occurred_at, source_id`,
+      [[id, rival], id],
+    );
+    expect(keys.map((k) => [k.user_id === id ? 'me' : 'rival', k.source_key, k.amount])).toEqual([
+      ['me', `lesson:${lesson}`, 10],
+      ['me', `quiz_pass:${lesson}`, 20],
+      ['me', `course:${course}`, 100],
+      ['me', `exam_pass:${exam}`, 50],
+      ['me', `game:${game}`, 12],
+      ['me', `game:${bigGame}`, 30],
+      ['me', `duel:${won}`, 15],
+      ['me', `duel:${drawn}`, 5],
+      ['me', `exam_pass:${flaggedExam}`, 50],
+      ['rival', `duel:${drawn}`, 5],
+    ]);
+    expect(await totalOf(id)).toBe(292);
+    expect(await totalOf(rival)).toBe(5);
   });
 
   describe('streak days in the person’s time zone', () => {

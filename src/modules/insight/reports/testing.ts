@@ -4,3 +4,4 @@
  */
 export { REPORT_COLUMNS } from './report-types';
 export { REQUEST_ACCOUNT, REQUEST_ORGANIZATION } from './reports.limits';
+export { ReportsRepository } from './reports.repository';

@@ -131,7 +131,10 @@ export class DeadlinesRepository {
     );
   }
 
-  /** The deadlines of every cohort the person belongs to in the organization, with their status. */
+  /**
+   * The deadlines of every cohort the person belongs to in the organization, with their status; `range.from` is
+   * the first instant in, `range.to` the first instant out (the start of the local day after the last one).
+   */
   async ofMember(
     organizationId: string,
     userId: string,
@@ -143,7 +146,7 @@ export class DeadlinesRepository {
        FROM cohort_deadlines d JOIN courses c ON c.id = d.course_id
        WHERE ${orgEq(1, 'd')}
          AND d.cohort_id IN (SELECT cohort_id FROM cohort_members WHERE ${orgEq(1)} AND user_id = $2)
-         AND ($3::timestamptz IS NULL OR d.due_at >= $3) AND ($4::timestamptz IS NULL OR d.due_at <= $4)
+         AND ($3::timestamptz IS NULL OR d.due_at >= $3) AND ($4::timestamptz IS NULL OR d.due_at < $4)
        ORDER BY d.due_at, d.id`,
       [organizationId, userId, range.from, range.to, now],
     );
