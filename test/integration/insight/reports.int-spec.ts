@@ -6,6 +6,7 @@ import { UserEntity, UsersRepository } from '@/modules/identity/users/testing';
 import { UsersService } from '@/modules/identity/users';
 import { ReportLimits, ReportsService } from '@/modules/insight/reports';
 import { REPORT_COLUMNS, ReportsRepository } from '@/modules/insight/reports/testing';
+import { levelOf } from '@/modules/practice/gamification/testing';
 import { AiUsageFigures, EnrollmentCount, OrganizationsService } from '@/modules/tenancy/organizations';
 import { OrganizationEntity, OrganizationsRepository } from '@/modules/tenancy/organizations/testing';
 import {
@@ -447,16 +448,80 @@ describe('Report columns (integration)', () => {
     await hour(people.ana.id, '2026-11-10T23:00:00Z', 1, 4);
     // 02:00Z on the 12th is still the 11th in Mexico City.
     await hour(people.bob.id, '2026-11-12T02:00:00Z', 1, 0);
+    // XP (gamification's ledger and totals, arranged as its ledger service writes them): a period counts the rows
+    // created in its local days. Ana: 05:00Z on the 10th is the 9th locally, 07:00Z the 10th; 100 XP is level 2.
+    // Bob: 05:59Z on the 11th is still the 10th locally, 06:00Z is the 11th; 99 XP is still level 1.
+    const xp = async (user: string, rows: [string, number][]) => {
+      for (const [at, amount] of rows)
+        await it_.db.query(
+          `INSERT INTO xp_ledger (organization_id, user_id, source, source_id, amount, local_date, occurred_at, created_at)
+           VALUES ($1, $2, 'lesson', $3, $4, $5::timestamptz::date, $5, $5)`,
+          [org, user, randomUUID(), amount, at],
+        );
+      const total = rows.reduce((n, [, amount]) => n + amount, 0);
+      await it_.db.query(
+        `INSERT INTO xp_totals (organization_id, user_id, xp, level, updated_at) VALUES ($1, $2, $3, $4, now())`,
+        [org, user, total, levelOf(total)],
+      );
+    };
+    await xp(people.ana.id, [
+      ['2026-11-01T12:00:00Z', 70],
+      ['2026-11-10T05:00:00Z', 10],
+      ['2026-11-10T07:00:00Z', 20],
+    ]);
+    await xp(people.bob.id, [
+      ['2026-11-11T05:59:00Z', 40],
+      ['2026-11-11T06:00:00Z', 59],
+    ]);
+    // Streaks (the person's, in their zone: UTC here; today is the 20th), as last evaluated, and active days.
+    const streak = async (
+      user: string,
+      s: { count: number; last: string; first: string; through: string; freezes: number },
+      active: string[],
+    ) => {
+      await it_.db.query(
+        `INSERT INTO streaks (user_id, run_count, run_last, longest, freezes, first_active_on, last_active_on,
+           evaluated_through, grants_through, updated_at) VALUES ($1, $2, $3, $2, $4, $5, $6, $7, $7, now())`,
+        [user, s.count, s.last, s.freezes, s.first, active.at(-1) ?? s.last, s.through],
+      );
+      for (const d of active)
+        await it_.db.query(
+          `INSERT INTO activity_days (user_id, organization_id, local_date, active) VALUES ($1, $2, $3, true)`,
+          [user, org, d],
+        );
+    };
+    // Ana: a live run of the 17th..19th, evaluated through the 19th, and active today: 4.
+    await streak(
+      people.ana.id,
+      { count: 3, last: '2026-11-19', first: '2026-11-17', through: '2026-11-19', freezes: 1 },
+      ['2026-11-17', '2026-11-18', '2026-11-19', '2026-11-20'],
+    );
+    // Bob: a run of 5 that ended on the 12th, no freeze to cover the 13th: lapsed, 0 (the stored count is stale).
+    await streak(
+      people.bob.id,
+      { count: 5, last: '2026-11-12', first: '2026-11-08', through: '2026-11-12', freezes: 0 },
+      ['2026-11-08', '2026-11-09', '2026-11-10', '2026-11-11', '2026-11-12'],
+    );
+    // Cy: active the 17th and 18th, not yesterday (the 19th) but a freeze covers it (not evaluated yet): 2.
+    await streak(
+      people.cy.id,
+      { count: 2, last: '2026-11-18', first: '2026-11-17', through: '2026-11-18', freezes: 1 },
+      ['2026-11-17', '2026-11-18'],
+    );
     const read = async (filters?: { from?: string; to?: string; cohort_id?: string }) =>
       (await csv({ type: 'engagement', filters })).map((line) => {
-        // Read from the right: only the name may hold a comma (it is quoted). The XP, level and streak cells
-        // (the 4 after cohorts) are not read: docs/DECISIONS.md lists them as not done.
+        // Read from the right: only the name may hold a comma (it is quoted).
         const cells = line.split(',');
-        const [, role, cohortNames, , , , , active, lessons, reviews, last] = cells.slice(-11);
+        const [, role, cohortNames, xpInPeriod, xpTotal, level, streakCurrent, active, lessons, reviews, last] =
+          cells.slice(-11);
         return {
           user_id: cells[0],
           role,
           cohorts: cohortNames,
+          xp_in_period: xpInPeriod,
+          xp_total: xpTotal,
+          level,
+          streak_current: streakCurrent,
           active_days_in_period: active,
           lessons_completed_in_period: lessons,
           reviews_in_period: reviews,
@@ -469,6 +534,10 @@ describe('Report columns (integration)', () => {
         user_id: owner.userId,
         role: 'owner',
         cohorts: '',
+        xp_in_period: '0',
+        xp_total: '0',
+        level: '1',
+        streak_current: '0',
         active_days_in_period: '0',
         lessons_completed_in_period: '0',
         reviews_in_period: '0',
@@ -478,6 +547,10 @@ describe('Report columns (integration)', () => {
         user_id: people.ana.id,
         role: 'student',
         cohorts: 'Group A; Group B',
+        xp_in_period: '100',
+        xp_total: '100',
+        level: '2',
+        streak_current: '4',
         active_days_in_period: '2',
         lessons_completed_in_period: '3',
         reviews_in_period: '9',
@@ -487,6 +560,10 @@ describe('Report columns (integration)', () => {
         user_id: people.bob.id,
         role: 'student',
         cohorts: 'Group B',
+        xp_in_period: '99',
+        xp_total: '99',
+        level: '1',
+        streak_current: '0',
         active_days_in_period: '1',
         lessons_completed_in_period: '1',
         reviews_in_period: '0',
@@ -496,25 +573,34 @@ describe('Report columns (integration)', () => {
         user_id: people.cy.id,
         role: 'teacher',
         cohorts: '',
+        xp_in_period: '0',
+        xp_total: '0',
+        level: '1',
+        streak_current: '2',
         active_days_in_period: '0',
         lessons_completed_in_period: '0',
         reviews_in_period: '0',
         last_active_on: '',
       },
     ]);
-    // The period is the 10th, local: Ana's 07:00Z and 23:00Z hours; last_active_on is not limited by the period.
+    // The period is the 10th, local: Ana's 07:00Z and 23:00Z hours, her 20 XP of 07:00Z and Bob's 40 of 05:59Z on
+    // the 11th; the totals, levels, streaks and last_active_on are not limited by the period.
     const tenth = await read({ from: '2026-11-10', to: '2026-11-10', cohort_id: cohorts.b });
     expect(
       tenth.map((r) => [
         r.user_id,
+        r.xp_in_period,
+        r.xp_total,
+        r.level,
+        r.streak_current,
         r.active_days_in_period,
         r.lessons_completed_in_period,
         r.reviews_in_period,
         r.last_active_on,
       ]),
     ).toEqual([
-      [people.ana.id, '1', '1', '9', '2026-11-10'],
-      [people.bob.id, '0', '0', '0', '2026-11-11'],
+      [people.ana.id, '20', '100', '2', '4', '1', '1', '9', '2026-11-10'],
+      [people.bob.id, '40', '99', '1', '0', '0', '0', '0', '2026-11-11'],
     ]);
   });
 });

@@ -256,4 +256,61 @@ describe('XP ledger and streaks (integration)', () => {
       expect(await streaks.view(id)).toMatchObject({ current: 1, longest: 2, today_active: true });
     });
   });
+
+  it('gamification_streak_current (the reports read it in SQL) answers what StreaksService.currentOf answers', async () => {
+    // Random streak states and active days (a fixed seed, so a failure repeats), each of a new person in a zone,
+    // read at an instant: the SQL twin of evaluate()/currentStreak() must agree with the service on every one.
+    let seed = 20261129;
+    const rand = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const zones = ['UTC', 'Pacific/Kiritimati', 'America/Los_Angeles'];
+    const day = (d: string, n: number): string =>
+      new Date(Date.parse(`${d}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+    const service = it_.get(StreaksService);
+    const mismatches: string[] = [];
+    const answers: number[] = [];
+    for (let i = 0; i < 120; i++) {
+      const zone = zones[rand(zones.length)];
+      const { id } = await insertUser(it_.db, { timeZone: zone });
+      const first = day('2026-10-01', rand(40));
+      const active = [first, ...Array.from({ length: 30 }, (_, k) => day(first, k + 1)).filter(() => rand(3) > 0)];
+      const through = rand(8) === 0 ? null : day(first, rand(25) - 1);
+      const grants = through === null ? null : day(through, rand(2));
+      const last = through === null || rand(4) === 0 ? null : day(through, -rand(3));
+      const state = {
+        count: last === null ? 0 : 1 + rand(6),
+        last,
+        freezes: rand(3),
+        first: rand(10) === 0 ? null : first,
+        through,
+        grants,
+      };
+      await it_.db.query(
+        `INSERT INTO streaks (user_id, run_count, run_last, longest, freezes, first_active_on, last_active_on,
+           evaluated_through, grants_through, updated_at) VALUES ($1, $2, $3, $2, $4, $5, $6, $7, $8, now())`,
+        [id, state.count, state.last, state.freezes, state.first, active.at(-1), state.through, state.grants],
+      );
+      await it_.db.query(
+        `INSERT INTO activity_days (user_id, organization_id, local_date, active) SELECT $1, $2, d, true
+         FROM unnest($3::date[]) d`,
+        [id, org, active],
+      );
+      const at = new Date(Date.parse(`${first}T00:00:00Z`) + rand(45 * 24) * 3_600_000 + rand(60) * 60_000);
+      const expected = (await service.currentOf([id], at)).get(id)!.current;
+      const [row] = await it_.db.query<{ n: number }[]>(`SELECT gamification_streak_current($1, $2) AS n`, [id, at]);
+      answers.push(expected);
+      if (row.n !== expected)
+        mismatches.push(`${JSON.stringify({ zone, state, active, at })}: ${row.n} <> ${expected}`);
+    }
+    expect(mismatches).toEqual([]);
+    // The cases reach live runs, lapsed ones and several lengths, so the agreement is not only on zeros.
+    expect(answers.filter((n) => n === 0).length).toBeGreaterThan(10);
+    expect(new Set(answers.filter((n) => n > 0)).size).toBeGreaterThan(3);
+    // Someone without a streak row reads 0, as the service answers.
+    const { id: nobody } = await insertUser(it_.db);
+    const [none] = await it_.db.query<{ n: number }[]>(`SELECT gamification_streak_current($1, now()) AS n`, [nobody]);
+    expect(none.n).toBe(0);
+  });
 });

@@ -68,8 +68,14 @@ const PERIOD = (column: string): string =>
   `($4::timestamptz IS NULL OR ${column} >= $4) AND ($5::timestamptz IS NULL OR ${column} < $5)`;
 
 /**
- * The SQL of each type: parameters $1 organization, $2 cohort, $3 course, $4 from, $5 to (exclusive). Rows in a
- * stable order (the dated column, then the id).
+ * The SQL of each type: parameters $1 organization, $2 cohort, $3 course, $4 from, $5 to (exclusive); engagement
+ * also $6 the organization's zone and $7 the instant the streaks are read at. Rows in a stable order (the dated
+ * column, then the id).
+ *
+ * Engagement's XP, level and streak are gamification's (extensions-v2 3.1, 3.2, 3.4), read through what that area
+ * publishes: `xp_totals_read` (the total and the level its ledger service stores by `levelOf`; a member without XP
+ * has no row: 0 XP, level 1), `xp_ledger_read` (XP in the period: rows created in it, the leaderboard's counting)
+ * and `gamification_streak_current` (the person's current streak as their own view shows it at $7: a lapsed run is 0).
  */
 const QUERIES: Record<ReportType, string> = {
   progress: `
@@ -95,11 +101,15 @@ const QUERIES: Record<ReportType, string> = {
     ORDER BY c.issued_at, c.id`,
   engagement: `
     SELECT m.user_id, u.name, u.email, m.role, ${COHORTS('m.organization_id', 'm.user_id')} AS cohorts,
-      NULL::int AS xp_in_period, NULL::int AS xp_total, NULL::int AS level, NULL::int AS streak_current,
+      coalesce(xp.amount, 0) AS xp_in_period, coalesce(t.xp, 0)::int AS xp_total, coalesce(t.level, 1) AS level,
+      gamification_streak_current(m.user_id, $7) AS streak_current,
       coalesce(a.active_days, 0) AS active_days_in_period, coalesce(a.lessons, 0) AS lessons_completed_in_period,
       coalesce(a.reviews, 0) AS reviews_in_period, to_char(la.last_hour AT TIME ZONE $6, 'YYYY-MM-DD') AS last_active_on
     FROM memberships_read m
     JOIN users_read u ON u.id = m.user_id
+    LEFT JOIN xp_totals_read t ON t.organization_id = m.organization_id AND t.user_id = m.user_id
+    LEFT JOIN LATERAL (SELECT sum(x.amount)::int AS amount FROM xp_ledger_read x
+      WHERE x.organization_id = m.organization_id AND x.user_id = m.user_id AND ${PERIOD('x.created_at')}) xp ON true
     LEFT JOIN LATERAL (SELECT count(DISTINCT (h.hour AT TIME ZONE $6)::date)::int AS active_days,
         sum(h.lessons_completed)::int AS lessons, sum(h.reviews)::int AS reviews
       FROM learning_activity_hourly_read h
@@ -285,10 +295,10 @@ export class ReportsRepository {
    * Opens the report's query on a connection of its own, in one REPEATABLE READ snapshot (the count that decides
    * `report_too_large` and the rows agree). Rows come from a server-side cursor (pg-query-stream).
    */
-  async open(type: ReportType, scope: ReportScope, timeZone: string): Promise<ReportCursor> {
+  async open(type: ReportType, scope: ReportScope, timeZone: string, now: Date): Promise<ReportCursor> {
     const sql = QUERIES[type];
     const params: unknown[] = [scope.organizationId, scope.cohortId, scope.courseId, scope.fromAt, scope.toAt];
-    if (type === 'engagement') params.push(timeZone);
+    if (type === 'engagement') params.push(timeZone, now);
     const runner: QueryRunner = this.dataSource.createQueryRunner();
     await runner.connect();
     let open = true;

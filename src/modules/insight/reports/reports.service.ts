@@ -234,6 +234,7 @@ export class ReportsService {
         toAt: filters.to ? endOfLocalDate(filters.to, zone) : null,
       },
       zone,
+      this.clock.now(),
     );
     let stored: { sizeBytes: number };
     const key = `reports/${report.organization_id}/${report.id}.${report.format}`;

@@ -18,4 +18,4 @@ export const OWNED_TABLES: readonly string[] = [
 ];
 
 /** Views over the tables above that other areas may read. */
-export const READ_VIEWS: readonly string[] = ['badge_awards_read'];
+export const READ_VIEWS: readonly string[] = ['badge_awards_read', 'xp_ledger_read', 'xp_totals_read'];

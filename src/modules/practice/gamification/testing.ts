@@ -7,3 +7,4 @@ export { LeaderboardStore, LedgerBoards, PostgresLeaderboardStore, RedisLeaderbo
 export { LedgerRepository } from './ledger.repository';
 export { StreaksRepository } from './streaks.repository';
 export type { AwardCandidate, XpSource } from './xp-rules';
+export { levelOf } from './levels';
