@@ -36,7 +36,9 @@ export class ReportsController {
       'XLSX: one sheet named after the type, bold frozen header row, instants as dates, numbers as numbers, ' +
       'everything else as strings. More than 200 000 rows fails the report (`error_code: report_too_large`). ' +
       '`filters.from`/`to` are local days of the organization (inclusive) on the dated column; `from` after `to` ' +
-      'is 422. A teacher must name a cohort they teach (`filters.cohort_id`; 403 otherwise); a cohort or course of ' +
+      'is 422. `engagement`: `xp_in_period` counts the XP awarded in those local days (all time without them); ' +
+      '`xp_total`, `level` and `streak_current` are the member’s at generation, as their profile shows them (a ' +
+      'lapsed streak is 0). A teacher must name a cohort they teach (`filters.cohort_id`; 403 otherwise); a cohort or course of ' +
       'another organization is 404. `lang` defaults to the caller’s locale (emails). Audited (`report.requested`).',
   })
   @ApiAcceptedResponse({ type: ReportDto })
