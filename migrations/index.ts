@@ -17,6 +17,7 @@ import { FlashcardReschedulingGameServing1795906293831 } from './1795906293831-F
 import { PublicBadgeIndexes1795908662960 } from './1795908662960-PublicBadgeIndexes';
 import { TutorQuotaReservations1795909498469 } from './1795909498469-TutorQuotaReservations';
 import { ReadViews1795917055499 } from './1795917055499-ReadViews';
+import { MoreReadViews1795928717247 } from './1795928717247-MoreReadViews';
 import { Scim1795905905308 } from './1795905905308-Scim';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { EmailWebhooks1763754500000 } from './1763754500000-EmailWebhooks';
@@ -75,4 +76,5 @@ export const MIGRATIONS = [
   PublicBadgeIndexes1795908662960,
   TutorQuotaReservations1795909498469,
   ReadViews1795917055499,
+  MoreReadViews1795928717247,
 ];
