@@ -18,6 +18,7 @@ import { PublicBadgeIndexes1795908662960 } from './1795908662960-PublicBadgeInde
 import { TutorQuotaReservations1795909498469 } from './1795909498469-TutorQuotaReservations';
 import { ReadViews1795917055499 } from './1795917055499-ReadViews';
 import { GamificationReportReads1795917055600 } from './1795917055600-GamificationReportReads';
+import { MoreReadViews1795928717247 } from './1795928717247-MoreReadViews';
 import { Scim1795905905308 } from './1795905905308-Scim';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { EmailWebhooks1763754500000 } from './1763754500000-EmailWebhooks';
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   TutorQuotaReservations1795909498469,
   ReadViews1795917055499,
   GamificationReportReads1795917055600,
+  MoreReadViews1795928717247,
 ];

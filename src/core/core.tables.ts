@@ -9,4 +9,4 @@ export const OWNED_TABLES: readonly string[] = [
 ];
 
 /** Views over the tables above that areas may read. */
-export const READ_VIEWS: readonly string[] = [];
+export const READ_VIEWS: readonly string[] = ['audit_log_read'];

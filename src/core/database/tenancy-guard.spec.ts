@@ -124,9 +124,9 @@ describe('tenancy guard', () => {
       const entry: { reason: string; files?: RegExp } = TENANCY_EXEMPTIONS[name];
       return entry.files?.test(`Error\n    at x (${frame}:10:5)`) ?? false;
     };
-    expect(covers('insight-until-rewrite', '/srv/app/dist/modules/insight/stats/stats.repository.js')).toBe(true);
-    expect(covers('insight-until-rewrite', '/repo/src/modules/insight/reports/reports.repository.ts')).toBe(true);
-    expect(covers('insight-until-rewrite', '/repo/src/modules/learning/progress/progress.repository.ts')).toBe(false);
+    expect(covers('personal-data', '/srv/app/dist/modules/insight/stats/stats.personal-data.js')).toBe(true);
+    expect(covers('personal-data', '/repo/src/modules/insight/stats/stats.repository.ts')).toBe(false);
+    expect(covers('platform-infrastructure', '/srv/app/dist/core/events/outbox.repository.js')).toBe(true);
     expect(covers('personal-data', '/repo/src/modules/learning/notes/notes.personal-data.ts')).toBe(true);
     expect(covers('platform-infrastructure', '/repo/src/core/queue/jobs.repository.ts')).toBe(true);
     expect(covers('platform-infrastructure', '/repo/node_modules/@nestjs/core/router/router-proxy.js')).toBe(false);

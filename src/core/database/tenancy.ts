@@ -105,12 +105,6 @@ export const TENANCY_EXEMPTIONS = {
       'it is not read on behalf of an organization',
     files: /[\\/](?:src|dist)[\\/]core[\\/](?:queue|events|metrics)[\\/]/,
   },
-  'insight-until-rewrite': {
-    reason:
-      'stats and reports keep their hand-written predicates until their SQL is rewritten on the read views of ' +
-      'the areas they report on; remove this entry then',
-    files: /[\\/](?:src|dist)[\\/]modules[\\/]insight[\\/]/,
-  },
   'test-fixtures': {
     reason: 'test code arranging and inspecting rows directly (never in the built application)',
     files: /[\\/]test[\\/](?:support|e2e|integration|cross-tenant)[\\/]/,

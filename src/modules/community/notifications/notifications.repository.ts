@@ -86,7 +86,7 @@ export class NotificationsRepository {
     >(
       `SELECT u.id, u.email, u.locale, u.time_zone, (u.erased_at IS NOT NULL) AS erased, p.categories,
               p.quiet_enabled, p.quiet_start, p.quiet_end
-       FROM users u LEFT JOIN notification_preferences p ON p.user_id = u.id
+       FROM users_read u LEFT JOIN notification_preferences p ON p.user_id = u.id
        WHERE u.id = ANY($1::uuid[]) ORDER BY u.id`,
       [userIds],
     );
@@ -187,7 +187,7 @@ export class NotificationsRepository {
 
   async membershipsOf(userIds: readonly string[]): Promise<Map<string, string[]>> {
     const rows = await this.dataSource.query<{ user_id: string; organization_id: string }[]>(
-      `${tenancyExempt('person-across-organizations')} SELECT user_id, organization_id FROM memberships WHERE user_id = ANY($1::uuid[])`,
+      `${tenancyExempt('person-across-organizations')} SELECT user_id, organization_id FROM memberships_read WHERE user_id = ANY($1::uuid[])`,
       [userIds],
     );
     const out = new Map<string, string[]>();
@@ -198,7 +198,7 @@ export class NotificationsRepository {
   /** The organizations the person belongs to (the scopes their tokens can have). */
   async membershipOrganizations(userId: string): Promise<string[]> {
     const rows = await this.dataSource.query<{ organization_id: string }[]>(
-      `${tenancyExempt('person-across-organizations')} SELECT organization_id FROM memberships WHERE user_id = $1`,
+      `${tenancyExempt('person-across-organizations')} SELECT organization_id FROM memberships_read WHERE user_id = $1`,
       [userId],
     );
     return rows.map((r) => r.organization_id);
@@ -210,7 +210,7 @@ export class NotificationsRepository {
       `${tenancyExempt('person-across-organizations')} SELECT m.organization_id, (SELECT count(*) FROM notifications n
          WHERE n.user_id = $1 AND n.in_app AND n.read_at IS NULL
            AND (n.organization_id IS NULL OR n.organization_id = m.organization_id))::int AS unread
-       FROM memberships m WHERE m.user_id = $1`,
+       FROM memberships_read m WHERE m.user_id = $1`,
       [userId],
     );
   }
@@ -263,19 +263,8 @@ export class NotificationsRepository {
     );
   }
 
-  /** Records a withdrawal of a consent (the history of 17.2: the latest row of a kind decides). */
-  async withdrawConsent(userId: string, kind: string, now: Date, tx: Tx): Promise<void> {
-    await tx.manager.query(
-      `INSERT INTO consents (user_id, kind, terms_version, ip_fingerprint, granted_at, granted)
-       SELECT $1, $2, 'unsubscribe', NULL, $3, false
-       WHERE (SELECT c.granted FROM consents c WHERE c.user_id = $1 AND c.kind = $2
-              ORDER BY c.granted_at DESC LIMIT 1) IS TRUE`,
-      [userId, kind, now],
-    );
-  }
-
   async courseTitle(courseId: string): Promise<string | null> {
-    const rows = await this.dataSource.query<{ title: string }[]>(`SELECT title FROM courses WHERE id = $1`, [
+    const rows = await this.dataSource.query<{ title: string }[]>(`SELECT title FROM courses_read WHERE id = $1`, [
       courseId,
     ]);
     return rows[0]?.title ?? null;
@@ -284,7 +273,7 @@ export class NotificationsRepository {
   async organizations(ids: readonly string[], tx?: Tx): Promise<Map<string, { name: string; locale: Locale }>> {
     if (ids.length === 0) return new Map();
     const rows = await db(this.dataSource, tx).query<{ id: string; name: string; locale: Locale }[]>(
-      `SELECT id, name, locale FROM organizations WHERE id = ANY($1::uuid[])`,
+      `SELECT id, name, locale FROM organizations_read WHERE id = ANY($1::uuid[])`,
       [ids],
     );
     return new Map(rows.map((r) => [r.id, { name: r.name, locale: r.locale }]));
@@ -295,9 +284,9 @@ export class NotificationsRepository {
   /** The next `limit` distinct member ids (id order, after `after`) of active organizations that see the course. */
   async courseAudienceAfter(courseId: string, after: string | null, limit: number): Promise<string[]> {
     const rows = await this.dataSource.query<{ user_id: string }[]>(
-      `SELECT DISTINCT m.user_id FROM memberships m
-       JOIN organizations o ON o.id = m.organization_id AND o.status = 'active'
-       JOIN courses c ON c.id = $1
+      `SELECT DISTINCT m.user_id FROM memberships_read m
+       JOIN organizations_read o ON o.id = m.organization_id AND o.status = 'active'
+       JOIN courses_read c ON c.id = $1
        WHERE ${visibleTo('c', 'm.organization_id')}
          AND ($2::uuid IS NULL OR m.user_id > $2)
        ORDER BY m.user_id LIMIT $3`,
@@ -323,7 +312,7 @@ export class NotificationsRepository {
        SELECT u.id, $2, $3,
               CASE u.locale WHEN 'en' THEN $4 ELSE $5 END, CASE u.locale WHEN 'en' THEN $6 ELSE $7 END,
               $8, $9, $10, ${preferenceSql('p', n.category, 'in_app')}, $11
-       FROM users u LEFT JOIN notification_preferences p ON p.user_id = u.id
+       FROM users_read u LEFT JOIN notification_preferences p ON p.user_id = u.id
        WHERE u.id = ANY($1::uuid[]) AND u.erased_at IS NULL
        ON CONFLICT (source_key, user_id) DO NOTHING
        RETURNING id, user_id, organization_id, category, title, body, url, data, in_app, created_at, read_at`,
@@ -366,7 +355,7 @@ export class NotificationsRepository {
     limit: number,
   ): Promise<string[]> {
     const rows = await this.dataSource.query<{ id: string }[]>(
-      `SELECT u.id FROM users u
+      `SELECT u.id FROM users_read u
        CROSS JOIN LATERAL (SELECT ($1::timestamptz AT TIME ZONE u.time_zone) AS local) l
        WHERE u.erased_at IS NULL AND ($4::uuid IS NULL OR u.id > $4)
          AND to_char(l.local, 'HH24:MI') >= $2 AND to_char(l.local, 'HH24:MI') < $3

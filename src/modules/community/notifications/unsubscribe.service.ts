@@ -10,6 +10,7 @@ import {
   unsubscribeToken,
   verifyUnsubscribeToken,
 } from '@/core/mail/unsubscribe-token';
+import { UsersService } from '@/modules/identity/users';
 import { CATEGORY_LABELS } from './notification-content';
 import { EMAIL_CATEGORIES, type PreferenceOverrides } from './notification-categories';
 import { NotificationsRepository } from './notifications.repository';
@@ -66,6 +67,7 @@ export class UnsubscribeService {
     private readonly repository: NotificationsRepository,
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
+    private readonly users: UsersService,
   ) {}
 
   async confirmationPage(token: string, type: UnsubscribeType, acceptLanguage: string | undefined): Promise<string> {
@@ -102,7 +104,7 @@ export class UnsubscribeService {
       const categories: PreferenceOverrides = { ...current.categories };
       for (const c of type === 'all' ? EMAIL_CATEGORIES : [type]) categories[c] = { ...categories[c], email: false };
       await this.repository.savePreferences(userId, { ...current, categories }, now, tx);
-      if (type === 'all') await this.repository.withdrawConsent(userId, PRODUCT_UPDATES_CONSENT, now, tx);
+      if (type === 'all') await this.users.withdrawConsent(userId, PRODUCT_UPDATES_CONSENT, now, tx);
     });
     this.logger.log({ user_id: userId, type }, 'Unsubscribed by one click');
   }

@@ -36,7 +36,7 @@ export interface MessageRow {
 const TICKET = `t.id, t.number, t.user_id, t.organization_id, t.subject, t.category, t.status, t.priority, t.created_at,
   t.updated_at, t.closed_at, t.last_message_at, t.last_staff_reply_at, u.name AS requester_name,
   u.email AS requester_email`;
-const FROM = `support_tickets t JOIN users u ON u.id = t.user_id`;
+const FROM = `support_tickets t JOIN users_read u ON u.id = t.user_id`;
 
 @Injectable()
 export class SupportRepository {
@@ -90,7 +90,7 @@ export class SupportRepository {
   async messages(ticketId: string, withInternal: boolean, tx?: Tx): Promise<MessageRow[]> {
     return db(this.dataSource, tx).query<MessageRow[]>(
       `SELECT m.id, m.ticket_id, m.author_kind, u.name AS author_name, m.body, m.internal, m.created_at
-       FROM support_messages m LEFT JOIN users u ON u.id = m.author_id
+       FROM support_messages m LEFT JOIN users_read u ON u.id = m.author_id
        WHERE m.ticket_id = $1 AND ($2 OR NOT m.internal) ORDER BY m.created_at, m.id`,
       [ticketId, withInternal],
     );
@@ -99,7 +99,7 @@ export class SupportRepository {
   async message(id: string, tx: Tx): Promise<MessageRow> {
     const rows = await tx.manager.query<MessageRow[]>(
       `SELECT m.id, m.ticket_id, m.author_kind, u.name AS author_name, m.body, m.internal, m.created_at
-       FROM support_messages m LEFT JOIN users u ON u.id = m.author_id WHERE m.id = $1`,
+       FROM support_messages m LEFT JOIN users_read u ON u.id = m.author_id WHERE m.id = $1`,
       [id],
     );
     return rows[0];
@@ -174,7 +174,7 @@ export class SupportRepository {
 
   async isMember(organizationId: string, userId: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM memberships WHERE ${orgEq(1)} AND user_id = $2`,
+      `SELECT 1 FROM memberships_read WHERE ${orgEq(1)} AND user_id = $2`,
       [organizationId, userId],
     );
     return rows.length > 0;

@@ -85,13 +85,13 @@ export class PrivacyRepository {
   ): Promise<{ rows: ConsentRow[]; total: number }> {
     const rows = await this.m().query<(ConsentRow & { total: number })[]>(
       `SELECT kind, granted, terms_version AS version, granted_at AS recorded_at, count(*) OVER ()::int AS total
-       FROM consents WHERE user_id = $1 AND ($2::text IS NULL OR kind = $2)
+       FROM consents_read WHERE user_id = $1 AND ($2::text IS NULL OR kind = $2)
        ORDER BY granted_at DESC, id DESC LIMIT $3 OFFSET $4`,
       [userId, kind ?? null, limit, offset],
     );
     if (rows.length === 0 && offset > 0) {
       const [{ n }] = await this.m().query<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM consents WHERE user_id = $1 AND ($2::text IS NULL OR kind = $2)`,
+        `SELECT count(*)::int AS n FROM consents_read WHERE user_id = $1 AND ($2::text IS NULL OR kind = $2)`,
         [userId, kind ?? null],
       );
       return { rows: [], total: n };
@@ -103,7 +103,7 @@ export class PrivacyRepository {
   latestConsents(userId: string): Promise<ConsentRow[]> {
     return this.m().query<ConsentRow[]>(
       `SELECT DISTINCT ON (kind) kind, granted, terms_version AS version, granted_at AS recorded_at
-       FROM consents WHERE user_id = $1 ORDER BY kind, granted_at DESC, id DESC`,
+       FROM consents_read WHERE user_id = $1 ORDER BY kind, granted_at DESC, id DESC`,
       [userId],
     );
   }
@@ -111,7 +111,7 @@ export class PrivacyRepository {
   // Organizations (read-only).
 
   async organizationName(organizationId: string): Promise<string | null> {
-    const rows = await this.m().query<{ name: string }[]>(`SELECT name FROM organizations WHERE id = $1`, [
+    const rows = await this.m().query<{ name: string }[]>(`SELECT name FROM organizations_read WHERE id = $1`, [
       organizationId,
     ]);
     return rows[0]?.name ?? null;
@@ -119,7 +119,7 @@ export class PrivacyRepository {
 
   async organizationNamesOf(userId: string): Promise<string[]> {
     const rows = await this.m().query<{ name: string }[]>(
-      `${tenancyExempt('person-across-organizations')} SELECT o.name FROM memberships m JOIN organizations o ON o.id = m.organization_id
+      `${tenancyExempt('person-across-organizations')} SELECT o.name FROM memberships_read m JOIN organizations_read o ON o.id = m.organization_id
        WHERE m.user_id = $1 ORDER BY m.joined_at, o.id`,
       [userId],
     );
@@ -130,10 +130,10 @@ export class PrivacyRepository {
   soleOwnerships(userId: string, tx?: Tx): Promise<{ organization_id: string; others: number }[]> {
     return this.m(tx).query(
       `${tenancyExempt('person-across-organizations')} SELECT m.organization_id,
-              (SELECT count(*)::int FROM memberships x WHERE x.organization_id = m.organization_id AND x.user_id <> $1) AS others
-       FROM memberships m
+              (SELECT count(*)::int FROM memberships_read x WHERE x.organization_id = m.organization_id AND x.user_id <> $1) AS others
+       FROM memberships_read m
        WHERE m.user_id = $1 AND m.role = 'owner'
-         AND NOT EXISTS (SELECT 1 FROM memberships o WHERE o.organization_id = m.organization_id
+         AND NOT EXISTS (SELECT 1 FROM memberships_read o WHERE o.organization_id = m.organization_id
                          AND o.role = 'owner' AND o.user_id <> $1)
        ORDER BY m.organization_id`,
       [userId],
@@ -143,7 +143,7 @@ export class PrivacyRepository {
   /** The longest-standing admin, else teacher, else student of the organization other than `userId`. */
   async successor(organizationId: string, userId: string, tx: Tx): Promise<{ user_id: string; role: string } | null> {
     const rows = await tx.manager.query<{ user_id: string; role: string }[]>(
-      `SELECT user_id, role FROM memberships WHERE ${orgEq(1)} AND user_id <> $2
+      `SELECT user_id, role FROM memberships_read WHERE ${orgEq(1)} AND user_id <> $2
        ORDER BY CASE role WHEN 'admin' THEN 1 WHEN 'teacher' THEN 2 WHEN 'student' THEN 3 ELSE 4 END, joined_at, user_id
        LIMIT 1`,
       [organizationId, userId],
@@ -467,7 +467,7 @@ export class PrivacyRepository {
   async liveAttestations(userId: string): Promise<AttestationRow[]> {
     return this.m().query<AttestationRow[]>(
       `${tenancyExempt('person-across-organizations')} SELECT a.organization_id, a.user_id, a.attested_at FROM guardian_attestations a
-       JOIN memberships m ON m.organization_id = a.organization_id AND m.user_id = a.user_id
+       JOIN memberships_read m ON m.organization_id = a.organization_id AND m.user_id = a.user_id
        WHERE a.user_id = $1 ORDER BY a.attested_at DESC`,
       [userId],
     );
@@ -509,7 +509,7 @@ export class PrivacyRepository {
     const [{ ok }] = await this.m().query<{ ok: boolean }[]>(
       `SELECT EXISTS (SELECT 1 FROM guardian_consents WHERE user_id = $1 AND status = 'granted')
            OR EXISTS (SELECT 1 FROM guardian_attestations a
-                      JOIN memberships m ON m.organization_id = a.organization_id AND m.user_id = a.user_id
+                      JOIN memberships_read m ON m.organization_id = a.organization_id AND m.user_id = a.user_id
                       WHERE a.user_id = $1 AND ($2::uuid IS NULL OR ${orgEq(2, 'a')}::uuid)) AS ok`,
       [userId, organizationId],
     );

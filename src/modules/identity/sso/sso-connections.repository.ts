@@ -66,7 +66,7 @@ export class SsoConnectionsRepository {
       `${tenancyExempt('sign-in-lookup')} SELECT ${COLUMNS.split(', ')
         .map((c) => `c.${c}`)
         .join(', ')}, o.status AS organization_status, o.name AS organization_name
-       FROM sso_connections c JOIN organizations o ON o.id = c.organization_id WHERE c.id = $1`,
+       FROM sso_connections c JOIN organizations_read o ON o.id = c.organization_id WHERE c.id = $1`,
       [id],
     );
     return rows[0] ?? null;

@@ -170,6 +170,20 @@ export class UsersRepository {
     return count === 1;
   }
 
+  /**
+   * Appends a withdrawal of a consent (terms version 'unsubscribe', no fingerprint) when the newest row of that kind
+   * is a grant; nothing otherwise (never granted, or already withdrawn).
+   */
+  async withdrawConsent(userId: string, kind: string, now: Date, tx: Tx): Promise<void> {
+    await tx.manager.query(
+      `INSERT INTO consents (user_id, kind, terms_version, ip_fingerprint, granted_at, granted)
+       SELECT $1, $2, 'unsubscribe', NULL, $3, false
+       WHERE (SELECT c.granted FROM consents c WHERE c.user_id = $1 AND c.kind = $2
+              ORDER BY c.granted_at DESC LIMIT 1) IS TRUE`,
+      [userId, kind, now],
+    );
+  }
+
   /** Appends a row to the consent history (the newest row of a kind is the current state, extensions-v2 17.2). */
   async recordConsent(
     userId: string,

@@ -276,6 +276,14 @@ export class UsersService {
   }
 
   /**
+   * Withdraws a granted consent of this kind (a one-click unsubscribe), in the caller's transaction; nothing when
+   * the person's newest row of that kind is not a grant.
+   */
+  async withdrawConsent(userId: string, kind: string, now: Date, tx: Tx): Promise<void> {
+    await this.users.withdrawConsent(userId, kind, now, tx);
+  }
+
+  /**
    * Sets the age bracket (extensions-v2 17.5) and who manages it (`undefined` leaves the manager as it is). Every
    * instance drops its cached account, so the next request of the person reads the new bracket.
    */

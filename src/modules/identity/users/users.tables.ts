@@ -3,4 +3,4 @@
 export const OWNED_TABLES: readonly string[] = ['consents', 'users'];
 
 /** Views over the tables above that other areas may read. */
-export const READ_VIEWS: readonly string[] = ['users_read'];
+export const READ_VIEWS: readonly string[] = ['consents_read', 'users_read'];

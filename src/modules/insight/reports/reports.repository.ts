@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { DataSource, type QueryRunner } from 'typeorm';
 import { db } from '@/core/database/db';
 import type { Tx } from '@/core/database/transaction';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 import type { ReportFormat, ReportSeparator, ReportStatus, ReportType } from './report-types';
 
 export interface ReportFilters {
@@ -61,7 +62,7 @@ const COHORTS = (org: string, user: string): string =>
 
 /** The person is a student of the cohort $2 (when given). */
 const IN_COHORT = (user: string): string =>
-  `($2::uuid IS NULL OR EXISTS (SELECT 1 FROM cohort_members_read f WHERE f.organization_id = $1 AND f.cohort_id = $2
+  `($2::uuid IS NULL OR EXISTS (SELECT 1 FROM cohort_members_read f WHERE ${orgEq(1, 'f')} AND f.cohort_id = $2
     AND f.user_id = ${user} AND f.role = 'student'))`;
 
 const PERIOD = (column: string): string =>
@@ -89,14 +90,14 @@ const QUERIES: Record<ReportType, string> = {
     CROSS JOIN LATERAL (SELECT count(*)::int AS total FROM lessons_read l WHERE l.course_id = e.course_id) lt
     CROSS JOIN LATERAL (SELECT count(*)::int AS done FROM lesson_completions_read x
       WHERE x.organization_id = e.organization_id AND x.user_id = e.user_id AND x.course_id = e.course_id) lc
-    WHERE e.organization_id = $1 AND ${IN_COHORT('e.user_id')} AND ($3::uuid IS NULL OR e.course_id = $3)
+    WHERE ${orgEq(1, 'e')} AND ${IN_COHORT('e.user_id')} AND ($3::uuid IS NULL OR e.course_id = $3)
       AND ${PERIOD('e.enrolled_at')}
     ORDER BY e.enrolled_at, e.id`,
   certificates: `
     SELECT c.code, c.status, c.type, c.holder_name, c.user_id, c.title, c.course_id, c.path_id, c.cohort_id,
       c.issued_at, c.revoked_at, c.revoke_reason, r.code AS replaced_by_code
     FROM issued_certificates_read c LEFT JOIN issued_certificates_read r ON r.id = c.replaced_by_id
-    WHERE c.organization_id = $1 AND ${IN_COHORT('c.user_id')} AND ($3::uuid IS NULL OR c.course_id = $3)
+    WHERE ${orgEq(1, 'c')} AND ${IN_COHORT('c.user_id')} AND ($3::uuid IS NULL OR c.course_id = $3)
       AND ${PERIOD('c.issued_at')}
     ORDER BY c.issued_at, c.id`,
   engagement: `
@@ -116,8 +117,8 @@ const QUERIES: Record<ReportType, string> = {
       WHERE h.organization_id = m.organization_id AND h.user_id = m.user_id AND ${PERIOD('h.hour')}) a ON true
     LEFT JOIN LATERAL (SELECT max(h.hour) AS last_hour FROM learning_activity_hourly_read h
       WHERE h.organization_id = m.organization_id AND h.user_id = m.user_id) la ON true
-    WHERE m.organization_id = $1 AND ${IN_COHORT('m.user_id')}
-      AND ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM enrollments_read ce WHERE ce.organization_id = $1
+    WHERE ${orgEq(1, 'm')} AND ${IN_COHORT('m.user_id')}
+      AND ($3::uuid IS NULL OR EXISTS (SELECT 1 FROM enrollments_read ce WHERE ${orgEq(1, 'ce')}
         AND ce.user_id = m.user_id AND ce.course_id = $3))
     ORDER BY m.joined_at, m.user_id`,
   exams: `
@@ -131,7 +132,7 @@ const QUERIES: Record<ReportType, string> = {
     JOIN users_read u ON u.id = s.user_id
     JOIN exams_read ex ON ex.id = s.exam_id
     JOIN courses_read co ON co.id = s.course_id
-    WHERE s.organization_id = $1 AND ${IN_COHORT('s.user_id')} AND ($3::uuid IS NULL OR s.course_id = $3)
+    WHERE ${orgEq(1, 's')} AND ${IN_COHORT('s.user_id')} AND ($3::uuid IS NULL OR s.course_id = $3)
       AND ${PERIOD('s.started_at')}
     ORDER BY s.started_at, s.id`,
   lti_results: `
@@ -141,7 +142,7 @@ const QUERIES: Record<ReportType, string> = {
     JOIN lti_line_items_read i ON i.id = r.line_item_id
     JOIN lti_contexts_read x ON x.id = i.context_id
     JOIN users_read u ON u.id = r.user_id
-    WHERE r.organization_id = $1 AND ${IN_COHORT('r.user_id')} AND ($3::uuid IS NULL OR x.course_id = $3)
+    WHERE ${orgEq(1, 'r')} AND ${IN_COHORT('r.user_id')} AND ($3::uuid IS NULL OR x.course_id = $3)
       AND ${PERIOD('r.updated_at')}
     ORDER BY r.updated_at, r.line_item_id, r.user_id`,
 };
@@ -182,7 +183,7 @@ export class ReportsRepository {
 
   async find(organizationId: string, id: string, tx?: Tx): Promise<ReportRecordRow | null> {
     const rows = await db(this.dataSource, tx).query<ReportRecordRow[]>(
-      `SELECT ${RECORD} FROM ${FROM} WHERE r.organization_id = $1 AND r.id = $2`,
+      `SELECT ${RECORD} FROM ${FROM} WHERE ${orgEq(1, 'r')} AND r.id = $2`,
       [organizationId, id],
     );
     return rows[0] ?? null;
@@ -192,7 +193,7 @@ export class ReportsRepository {
     organizationId: string,
     filter: { requestedBy: string | null; type?: string; status?: string; limit: number; offset: number },
   ): Promise<{ rows: ReportRecordRow[]; total: number }> {
-    const where = `r.organization_id = $1 AND ($2::uuid IS NULL OR r.requested_by = $2)
+    const where = `${orgEq(1, 'r')} AND ($2::uuid IS NULL OR r.requested_by = $2)
       AND ($3::text IS NULL OR r.type = $3) AND ($4::text IS NULL OR r.status = $4)`;
     const params = [organizationId, filter.requestedBy, filter.type ?? null, filter.status ?? null];
     const [rows, total] = await Promise.all([
@@ -209,7 +210,7 @@ export class ReportsRepository {
   async start(organizationId: string, id: string, now: Date): Promise<ReportRecordRow | null> {
     const [rows] = await this.dataSource.query<[{ id: string }[], number]>(
       `UPDATE reports SET status = 'running', started_at = $3
-       WHERE organization_id = $1 AND id = $2 AND status IN ('queued', 'running') RETURNING id`,
+       WHERE ${orgEq(1)} AND id = $2 AND status IN ('queued', 'running') RETURNING id`,
       [organizationId, id, now],
     );
     if (rows.length === 0) return null;
@@ -225,7 +226,7 @@ export class ReportsRepository {
     const [rows] = await tx.manager.query<[{ id: string }[], number]>(
       `UPDATE reports SET status = 'completed', rows = $3, size_bytes = $4, file_key = $5, finished_at = $6,
          expires_at = $7, error_code = NULL
-       WHERE organization_id = $1 AND id = $2 AND status = 'running' RETURNING id`,
+       WHERE ${orgEq(1)} AND id = $2 AND status = 'running' RETURNING id`,
       [organizationId, id, values.rows, values.sizeBytes, values.fileKey, values.finishedAt, values.expiresAt],
     );
     return rows.length > 0;
@@ -234,7 +235,7 @@ export class ReportsRepository {
   async fail(organizationId: string, id: string, errorCode: string, now: Date, tx: Tx): Promise<boolean> {
     const [rows] = await tx.manager.query<[{ id: string }[], number]>(
       `UPDATE reports SET status = 'failed', error_code = $3, finished_at = $4
-       WHERE organization_id = $1 AND id = $2 AND status IN ('queued', 'running') RETURNING id`,
+       WHERE ${orgEq(1)} AND id = $2 AND status IN ('queued', 'running') RETURNING id`,
       [organizationId, id, errorCode, now],
     );
     return rows.length > 0;
@@ -244,7 +245,7 @@ export class ReportsRepository {
   async expire(organizationId: string, id: string): Promise<string | null> {
     const [rows] = await this.dataSource.query<[{ file_key: string | null }[], number]>(
       `UPDATE reports r SET status = 'expired', file_key = NULL
-       FROM reports old WHERE old.id = r.id AND r.organization_id = $1 AND r.id = $2 AND r.status = 'completed'
+       FROM reports old WHERE old.id = r.id AND ${orgEq(1, 'r')} AND r.id = $2 AND r.status = 'completed'
        RETURNING old.file_key`,
       [organizationId, id],
     );
@@ -254,7 +255,7 @@ export class ReportsRepository {
   /** Completed reports past their expiry (the schedule's batch). */
   async dueForExpiry(now: Date, limit: number): Promise<{ id: string; organization_id: string }[]> {
     return this.dataSource.query(
-      `SELECT id, organization_id FROM reports WHERE status = 'completed' AND expires_at <= $1
+      `${tenancyExempt('cross-organization-job')} SELECT id, organization_id FROM reports WHERE status = 'completed' AND expires_at <= $1
        ORDER BY expires_at LIMIT $2`,
       [now, limit],
     );
@@ -263,7 +264,7 @@ export class ReportsRepository {
   /** Deletes the record; the file key it had, or undefined when there was none to delete. */
   async delete(organizationId: string, id: string): Promise<{ file_key: string | null } | undefined> {
     const [rows] = await this.dataSource.query<[{ file_key: string | null }[], number]>(
-      `DELETE FROM reports WHERE organization_id = $1 AND id = $2 RETURNING file_key`,
+      `DELETE FROM reports WHERE ${orgEq(1)} AND id = $2 RETURNING file_key`,
       [organizationId, id],
     );
     return rows[0];
@@ -274,7 +275,7 @@ export class ReportsRepository {
     const rows = await this.dataSource.query<{ teaches: boolean }[]>(
       `SELECT EXISTS (SELECT 1 FROM cohort_members_read cm WHERE cm.cohort_id = c.id AND cm.user_id = $3
          AND cm.role = 'teacher') AS teaches
-       FROM cohorts_read c WHERE c.organization_id = $1 AND c.id = $2`,
+       FROM cohorts_read c WHERE ${orgEq(1, 'c')} AND c.id = $2`,
       [organizationId, cohortId, userId],
     );
     return rows[0] ?? null;
@@ -284,8 +285,8 @@ export class ReportsRepository {
   async courseExists(organizationId: string, courseId: string): Promise<boolean> {
     const rows = await this.dataSource.query<{ ok: boolean }[]>(
       `SELECT EXISTS (SELECT 1 FROM courses_read c WHERE c.id = $2 AND (c.visibility = 'public'
-         OR EXISTS (SELECT 1 FROM course_organizations_read co WHERE co.course_id = c.id AND co.organization_id = $1)
-         OR EXISTS (SELECT 1 FROM enrollments_read e WHERE e.course_id = c.id AND e.organization_id = $1))) AS ok`,
+         OR EXISTS (SELECT 1 FROM course_organizations_read co WHERE co.course_id = c.id AND ${orgEq(1, 'co')})
+         OR EXISTS (SELECT 1 FROM enrollments_read e WHERE e.course_id = c.id AND ${orgEq(1, 'e')}))) AS ok`,
       [organizationId, courseId],
     );
     return rows[0].ok;

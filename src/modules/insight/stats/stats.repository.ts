@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Tx } from '@/core/database/transaction';
+import { orgEq, tenancyExempt } from '@/core/database/tenancy';
 
 export interface ActivityDelta {
   organizationId: string;
@@ -61,8 +62,8 @@ export class StatsRepository {
   // ---- organization ----
 
   /** People counted: the organization's members, or a cohort's students. `$1` org, `$2` cohort (nullable). */
-  private static PEOPLE = `SELECT m.user_id, m.role, m.joined_at FROM memberships_read m WHERE m.organization_id = $1
-    AND ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM cohort_members_read cm WHERE cm.organization_id = $1
+  private static PEOPLE = `SELECT m.user_id, m.role, m.joined_at FROM memberships_read m WHERE ${orgEq(1, 'm')}
+    AND ($2::uuid IS NULL OR EXISTS (SELECT 1 FROM cohort_members_read cm WHERE ${orgEq(1, 'cm')}
       AND cm.cohort_id = $2 AND cm.user_id = m.user_id AND cm.role = 'student'))`;
 
   async organization(
@@ -76,10 +77,10 @@ export class StatsRepository {
     const [summary] = await this.dataSource.query<Row[]>(
       `WITH people AS (${people}),
        act AS (SELECT h.* FROM learning_activity_hourly h JOIN people p ON p.user_id = h.user_id
-         WHERE h.organization_id = $1 AND h.hour >= date_trunc('hour', $4::timestamptz - interval '30 days')),
-       enr AS (SELECT e.* FROM enrollments_read e JOIN people p ON p.user_id = e.user_id WHERE e.organization_id = $1),
+         WHERE ${orgEq(1, 'h')} AND h.hour >= date_trunc('hour', $4::timestamptz - interval '30 days')),
+       enr AS (SELECT e.* FROM enrollments_read e JOIN people p ON p.user_id = e.user_id WHERE ${orgEq(1, 'e')}),
        ses AS (SELECT s.* FROM exam_sessions_read s JOIN people p ON p.user_id = s.user_id
-         WHERE s.organization_id = $1 AND s.started_at >= $3)
+         WHERE ${orgEq(1, 's')} AND s.started_at >= $3)
        SELECT
          (SELECT count(*) FROM people) AS members_total,
          (SELECT count(*) FROM people WHERE role = 'owner') AS owners,
@@ -97,15 +98,15 @@ export class StatsRepository {
          (SELECT count(*) FROM enr WHERE enrolled_at >= $3) AS enrollments_in_period,
          (SELECT count(*) FROM enr WHERE completed_at >= $3) AS completed_in_period,
          (SELECT count(*) FROM issued_certificates_read c JOIN people p ON p.user_id = c.user_id
-           WHERE c.organization_id = $1 AND c.issued_at >= $3) AS certificates_in_period,
+           WHERE ${orgEq(1, 'c')} AND c.issued_at >= $3) AS certificates_in_period,
          (SELECT count(*) FROM issued_certificates_read c JOIN people p ON p.user_id = c.user_id
-           WHERE c.organization_id = $1 AND c.status = 'active') AS certificates_active,
+           WHERE ${orgEq(1, 'c')} AND c.status = 'active') AS certificates_active,
          (SELECT count(*) FROM ses) AS sessions_in_period,
          (SELECT count(*) FROM ses WHERE status = 'submitted') AS sessions_submitted,
          (SELECT count(*) FROM ses WHERE passed) AS sessions_passed,
          (SELECT count(*) FROM ses WHERE flagged) AS sessions_flagged,
          (SELECT coalesce(sum(h.reviews), 0) FROM learning_activity_hourly h JOIN people p ON p.user_id = h.user_id
-           WHERE h.organization_id = $1 AND h.hour >= date_trunc('hour', $3::timestamptz)) AS reviews_in_period`,
+           WHERE ${orgEq(1, 'h')} AND h.hour >= date_trunc('hour', $3::timestamptz)) AS reviews_in_period`,
       [organizationId, cohortId, from, now],
     );
     const topCourses = await this.dataSource.query<Row[]>(
@@ -113,7 +114,7 @@ export class StatsRepository {
        SELECT e.course_id, c.title, count(*) FILTER (WHERE e.enrolled_at >= $3) AS enrollments_in_period,
          count(*) FILTER (WHERE e.completed_at >= $3) AS completions_in_period
        FROM enrollments_read e JOIN people p ON p.user_id = e.user_id JOIN courses_read c ON c.id = e.course_id
-       WHERE e.organization_id = $1 AND (e.enrolled_at >= $3 OR e.completed_at >= $3)
+       WHERE ${orgEq(1, 'e')} AND (e.enrolled_at >= $3 OR e.completed_at >= $3)
        GROUP BY e.course_id, c.title
        ORDER BY enrollments_in_period DESC, completions_in_period DESC, c.title, e.course_id LIMIT 10`,
       [organizationId, cohortId, from],
@@ -124,7 +125,7 @@ export class StatsRepository {
          sum(h.lessons_completed) AS lessons_completed, sum(h.enrollments) AS enrollments,
          sum(h.completions) AS completions
        FROM learning_activity_hourly h JOIN people p ON p.user_id = h.user_id
-       WHERE h.organization_id = $1 AND h.hour >= date_trunc('hour', $3::timestamptz) GROUP BY 1`,
+       WHERE ${orgEq(1, 'h')} AND h.hour >= date_trunc('hour', $3::timestamptz) GROUP BY 1`,
       [organizationId, cohortId, from, zone],
     );
     return { summary, topCourses, series };
@@ -135,7 +136,7 @@ export class StatsRepository {
     const rows = await this.dataSource.query<{ teaches: boolean }[]>(
       `SELECT EXISTS (SELECT 1 FROM cohort_members_read cm WHERE cm.cohort_id = c.id AND cm.user_id = $3
          AND cm.role = 'teacher') AS teaches
-       FROM cohorts_read c WHERE c.organization_id = $1 AND c.id = $2`,
+       FROM cohorts_read c WHERE ${orgEq(1, 'c')} AND c.id = $2`,
       [organizationId, cohortId, userId],
     );
     return rows[0] ?? null;
@@ -151,33 +152,33 @@ export class StatsRepository {
   ): Promise<{ summary: Row; series: Row[]; days: string[] }> {
     const [summary] = await this.dataSource.query<Row[]>(
       `SELECT
-         (SELECT count(*) FROM enrollments_read e WHERE e.user_id = $1 AND ($2::uuid IS NULL OR e.organization_id = $2))
+         (SELECT count(*) FROM enrollments_read e WHERE e.user_id = $1 AND ($2::uuid IS NULL OR ${orgEq(2, 'e')}))
            AS enrolled,
-         (SELECT count(*) FROM enrollments_read e WHERE e.user_id = $1 AND ($2::uuid IS NULL OR e.organization_id = $2)
+         (SELECT count(*) FROM enrollments_read e WHERE e.user_id = $1 AND ($2::uuid IS NULL OR ${orgEq(2, 'e')})
            AND e.status = 'completed') AS completed,
          (SELECT count(*) FROM lesson_completions_read l WHERE l.user_id = $1
-           AND ($2::uuid IS NULL OR l.organization_id = $2) AND l.completed_at >= $3) AS lessons_completed,
+           AND ($2::uuid IS NULL OR ${orgEq(2, 'l')}) AND l.completed_at >= $3) AS lessons_completed,
          q.submitted, q.passed, q.average_score, x.sessions, x.passed AS exams_passed,
          (SELECT coalesce(sum(h.reviews), 0) FROM learning_activity_hourly h WHERE h.user_id = $1
-           AND ($2::uuid IS NULL OR h.organization_id = $2) AND h.hour >= date_trunc('hour', $3::timestamptz))
+           AND ($2::uuid IS NULL OR ${orgEq(2, 'h')}) AND h.hour >= date_trunc('hour', $3::timestamptz))
            AS reviews
        FROM (SELECT count(*) AS submitted, count(*) FILTER (WHERE passed) AS passed, round(avg(score))::int AS average_score
-             FROM quiz_submissions_read s WHERE s.user_id = $1 AND ($2::uuid IS NULL OR s.organization_id = $2)
+             FROM quiz_submissions_read s WHERE s.user_id = $1 AND ($2::uuid IS NULL OR ${orgEq(2, 's')})
                AND s.submitted_at >= $3) q,
             (SELECT count(*) AS sessions, count(*) FILTER (WHERE passed) AS passed FROM exam_sessions_read s
-             WHERE s.user_id = $1 AND ($2::uuid IS NULL OR s.organization_id = $2) AND s.started_at >= $3) x`,
+             WHERE s.user_id = $1 AND ($2::uuid IS NULL OR ${orgEq(2, 's')}) AND s.started_at >= $3) x`,
       [userId, organizationId, from],
     );
     const series = await this.dataSource.query<Row[]>(
       `SELECT to_char(h.hour AT TIME ZONE $4, 'YYYY-MM-DD') AS date, sum(h.lessons_completed) AS lessons_completed,
          sum(h.reviews) AS reviews
-       FROM learning_activity_hourly h WHERE h.user_id = $1 AND ($2::uuid IS NULL OR h.organization_id = $2)
+       FROM learning_activity_hourly h WHERE h.user_id = $1 AND ($2::uuid IS NULL OR ${orgEq(2, 'h')})
          AND h.hour >= date_trunc('hour', $3::timestamptz) GROUP BY 1`,
       [userId, organizationId, from, zone],
     );
     const days = await this.dataSource.query<{ date: string }[]>(
       `SELECT DISTINCT to_char(h.hour AT TIME ZONE $3, 'YYYY-MM-DD') AS date FROM learning_activity_hourly h
-       WHERE h.user_id = $1 AND ($2::uuid IS NULL OR h.organization_id = $2) ORDER BY 1`,
+       WHERE h.user_id = $1 AND ($2::uuid IS NULL OR ${orgEq(2, 'h')}) ORDER BY 1`,
       [userId, organizationId, zone],
     );
     return { summary, series, days: days.map((d) => d.date) };
@@ -192,7 +193,7 @@ export class StatsRepository {
 
   async course(courseId: string, from: Date): Promise<{ summary: Row; ratings: Row[]; lessons: Row[]; exams: Row[] }> {
     const [summary] = await this.dataSource.query<Row[]>(
-      `SELECT count(*) AS enrollments_total, count(*) FILTER (WHERE enrolled_at >= $2) AS enrollments_in_period,
+      `${tenancyExempt('platform-catalog')} SELECT count(*) AS enrollments_total, count(*) FILTER (WHERE enrolled_at >= $2) AS enrollments_in_period,
          count(*) FILTER (WHERE status = 'completed') AS completions_total,
          count(*) FILTER (WHERE completed_at >= $2) AS completions_in_period,
          count(DISTINCT organization_id) AS organizations
@@ -200,11 +201,11 @@ export class StatsRepository {
       [courseId, from],
     );
     const ratings = await this.dataSource.query<Row[]>(
-      `SELECT stars, count(*) AS n FROM course_ratings_read WHERE course_id = $1 GROUP BY stars`,
+      `${tenancyExempt('platform-catalog')} SELECT stars, count(*) AS n FROM course_ratings_read WHERE course_id = $1 GROUP BY stars`,
       [courseId],
     );
     const lessons = await this.dataSource.query<Row[]>(
-      `SELECT l.id AS lesson_id, l.position, l.title,
+      `${tenancyExempt('platform-catalog')} SELECT l.id AS lesson_id, l.position, l.title,
          (SELECT count(*) FROM lesson_completions_read c WHERE c.lesson_id = l.id) AS completions,
          (SELECT count(*) FROM quizzes_read q WHERE q.lesson_id = l.id) AS has_quiz,
          (SELECT count(*) FROM quiz_submissions_read s WHERE s.lesson_id = l.id) AS submissions,
@@ -214,7 +215,7 @@ export class StatsRepository {
       [courseId],
     );
     const exams = await this.dataSource.query<Row[]>(
-      `SELECT e.id AS exam_id, e.title, count(s.id) AS sessions,
+      `${tenancyExempt('platform-catalog')} SELECT e.id AS exam_id, e.title, count(s.id) AS sessions,
          count(s.id) FILTER (WHERE s.status = 'submitted') AS submitted,
          count(s.id) FILTER (WHERE s.passed) AS passed,
          round(avg(s.score) FILTER (WHERE s.status = 'submitted'))::int AS average_score
@@ -229,7 +230,7 @@ export class StatsRepository {
 
   async platform(from: Date, now: Date): Promise<{ summary: Row; series: Row[]; newUsers: Row[] }> {
     const [summary] = await this.dataSource.query<Row[]>(
-      `SELECT
+      `${tenancyExempt('platform-admin')} SELECT
          (SELECT count(*) FROM organizations_read) AS orgs_total,
          (SELECT count(*) FROM organizations_read WHERE status = 'active') AS orgs_active,
          (SELECT count(*) FROM organizations_read WHERE status = 'suspended') AS orgs_suspended,
@@ -253,7 +254,7 @@ export class StatsRepository {
       [from, now],
     );
     const series = await this.dataSource.query<Row[]>(
-      `SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, count(DISTINCT user_id) AS active_users,
+      `${tenancyExempt('platform-admin')} SELECT to_char(hour AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS date, count(DISTINCT user_id) AS active_users,
          sum(enrollments) AS enrollments
        FROM learning_activity_hourly WHERE hour >= $1 GROUP BY 1`,
       [from],

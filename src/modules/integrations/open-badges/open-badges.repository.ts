@@ -31,11 +31,11 @@ export class OpenBadgesRepository {
    */
   async achievement(id: string): Promise<AchievementRow | null> {
     const rows = await this.dataSource.query<AchievementRow[]>(
-      `${tenancyExempt('public-by-key')} SELECT id, 'course' AS kind, title, summary AS description, language FROM courses c
-       WHERE id = $1 AND EXISTS (SELECT 1 FROM issued_certificates i WHERE i.course_id = c.id AND i.status <> 'revoked')
+      `${tenancyExempt('public-by-key')} SELECT id, 'course' AS kind, title, summary AS description, language FROM courses_read c
+       WHERE id = $1 AND EXISTS (SELECT 1 FROM issued_certificates_read i WHERE i.course_id = c.id AND i.status <> 'revoked')
        UNION ALL
-       SELECT id, 'program' AS kind, title, description_md AS description, NULL AS language FROM learning_paths p
-       WHERE id = $1 AND EXISTS (SELECT 1 FROM issued_certificates i WHERE i.path_id = p.id AND i.status <> 'revoked')`,
+       SELECT id, 'program' AS kind, title, description_md AS description, NULL AS language FROM learning_paths_read p
+       WHERE id = $1 AND EXISTS (SELECT 1 FROM issued_certificates_read i WHERE i.path_id = p.id AND i.status <> 'revoked')`,
       [id],
     );
     return rows[0] ?? null;
@@ -44,7 +44,7 @@ export class OpenBadgesRepository {
   /** Whether the organization issued at least one credential that is not revoked (its public issuer profile). */
   async hasIssuedCredential(organizationId: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM issued_certificates WHERE ${orgEq(1)} AND status <> 'revoked' LIMIT 1`,
+      `SELECT 1 FROM issued_certificates_read WHERE ${orgEq(1)} AND status <> 'revoked' LIMIT 1`,
       [organizationId],
     );
     return rows.length > 0;
@@ -54,8 +54,8 @@ export class OpenBadgesRepository {
   async achievementOfCertificate(courseId: string | null, pathId: string | null): Promise<AchievementRow | null> {
     const rows = await this.dataSource.query<AchievementRow[]>(
       courseId
-        ? `SELECT id, 'course' AS kind, title, summary AS description, language FROM courses WHERE id = $1`
-        : `SELECT id, 'program' AS kind, title, description_md AS description, NULL AS language FROM learning_paths
+        ? `SELECT id, 'course' AS kind, title, summary AS description, language FROM courses_read WHERE id = $1`
+        : `SELECT id, 'program' AS kind, title, description_md AS description, NULL AS language FROM learning_paths_read
            WHERE id = $1`,
       [courseId ?? pathId],
     );
@@ -65,7 +65,7 @@ export class OpenBadgesRepository {
   async certificateStatus(id: string): Promise<CertificateStatusRow | null> {
     const rows = await this.dataSource.query<CertificateStatusRow[]>(
       `${tenancyExempt('public-by-key')} SELECT c.id, c.status, r.code AS replaced_by_code
-       FROM issued_certificates c LEFT JOIN issued_certificates r ON r.id = c.replaced_by_id
+       FROM issued_certificates_read c LEFT JOIN issued_certificates_read r ON r.id = c.replaced_by_id
        WHERE c.id = $1`,
       [id],
     );
@@ -73,7 +73,9 @@ export class OpenBadgesRepository {
   }
 
   async holderEmail(userId: string): Promise<string | null> {
-    const rows = await this.dataSource.query<{ email: string }[]>(`SELECT email FROM users WHERE id = $1`, [userId]);
+    const rows = await this.dataSource.query<{ email: string }[]>(`SELECT email FROM users_read WHERE id = $1`, [
+      userId,
+    ]);
     return rows[0]?.email ?? null;
   }
 }

@@ -18,14 +18,14 @@ export class ContactRequestsPersonalData implements PersonalDataHandler {
     return db.query(
       `SELECT r.id, r.kind, r.name, r.email, r.topic, r.organization_name, r.role, r.organization_size, r.country,
          r.message, r.locale, r.status, r.created_at
-       FROM contact_requests r JOIN users u ON lower(r.email) = u.email WHERE u.id = $1 ORDER BY r.created_at, r.id`,
+       FROM contact_requests r JOIN users_read u ON lower(r.email) = u.email WHERE u.id = $1 ORDER BY r.created_at, r.id`,
       [userId],
     );
   }
 
   async erase({ userId, tx }: EraseContext): Promise<void> {
     await tx.manager.query(
-      `DELETE FROM contact_requests r USING users u WHERE u.id = $1 AND lower(r.email) = u.email`,
+      `DELETE FROM contact_requests r USING users_read u WHERE u.id = $1 AND lower(r.email) = u.email`,
       [userId],
     );
   }

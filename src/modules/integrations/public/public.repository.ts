@@ -41,10 +41,10 @@ export interface ContactRow {
 /** Published and public, never restricted or unpublished (extensions-v2 20). */
 const PUBLIC = `c.status = 'published' AND c.visibility = 'public'`;
 const CARD = `c.id, c.slug, c.title, c.summary, c.language, c.level, c.tags, c.estimated_minutes, c.issues_certificate,
-  c.published_at, (SELECT count(*)::int FROM lessons l WHERE l.course_id = c.id) AS lessons_count,
+  c.published_at, (SELECT count(*)::int FROM lessons_read l WHERE l.course_id = c.id) AS lessons_count,
   r.rating_average, r.rating_count`;
 const RATING = `${tenancyExempt('platform-catalog')} LEFT JOIN LATERAL (SELECT round(avg(cr.stars)::numeric, 1)::float8 AS rating_average,
-    count(*)::int AS rating_count FROM course_ratings cr WHERE cr.course_id = c.id) r ON true`;
+    count(*)::int AS rating_count FROM course_ratings_read cr WHERE cr.course_id = c.id) r ON true`;
 const CONTACT = `id, kind, name, email, topic, organization_name, role, organization_size, country, message, locale,
   status, created_at, handled_at`;
 
@@ -62,11 +62,14 @@ export class PublicRepository {
     const condition = where.join(' AND ');
     const [rows, count] = await Promise.all([
       this.dataSource.query<PublicCardRow[]>(
-        `SELECT ${CARD} FROM courses c ${RATING} WHERE ${condition}
+        `SELECT ${CARD} FROM courses_read c ${RATING} WHERE ${condition}
          ORDER BY c.published_at DESC, c.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
         [...params, page.limit, page.offset],
       ),
-      this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM courses c WHERE ${condition}`, params),
+      this.dataSource.query<{ n: number }[]>(
+        `SELECT count(*)::int AS n FROM courses_read c WHERE ${condition}`,
+        params,
+      ),
     ]);
     return { rows, total: count[0].n };
   }
@@ -76,7 +79,7 @@ export class PublicRepository {
     lessons: { position: number; title: string; estimated_minutes: number; has_quiz: boolean }[];
   } | null> {
     const rows = await this.dataSource.query<PublicCardRow[]>(
-      `SELECT ${CARD}, c.description_md FROM courses c ${RATING} WHERE c.slug = $1 AND ${PUBLIC}`,
+      `SELECT ${CARD}, c.description_md FROM courses_read c ${RATING} WHERE c.slug = $1 AND ${PUBLIC}`,
       [slug],
     );
     if (rows.length === 0) return null;
@@ -84,8 +87,8 @@ export class PublicRepository {
       { position: number; title: string; estimated_minutes: number; has_quiz: boolean }[]
     >(
       `SELECT l.position, l.title, l.estimated_minutes,
-         EXISTS (SELECT 1 FROM quizzes q WHERE q.lesson_id = l.id) AS has_quiz
-       FROM lessons l WHERE l.course_id = $1 ORDER BY l.position`,
+         EXISTS (SELECT 1 FROM quizzes_read q WHERE q.lesson_id = l.id) AS has_quiz
+       FROM lessons_read l WHERE l.course_id = $1 ORDER BY l.position`,
       [rows[0].id],
     );
     return { card: rows[0], lessons };

@@ -374,7 +374,7 @@ export class WebhooksRepository {
    */
   async adminRecipients(organizationId: string, tx?: Tx): Promise<{ email: string; locale: Locale }[]> {
     return db(this.dataSource, tx).query(
-      `SELECT u.email, u.locale FROM memberships m JOIN users u ON u.id = m.user_id
+      `SELECT u.email, u.locale FROM memberships_read m JOIN users_read u ON u.id = m.user_id
        WHERE ${orgEq(1, 'm')} AND m.role IN ('owner', 'admin') ORDER BY m.role DESC, u.id`,
       [organizationId],
     );

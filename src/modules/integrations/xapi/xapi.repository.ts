@@ -46,26 +46,26 @@ const SOURCES: Record<SourceKind, string> = {
   enrollment: `SELECT 'enrollment' AS kind, e.id::text AS source_id, e.enrolled_at AS stored, e.user_id,
       c.id::text AS object_id, c.title, c.language, NULL::uuid AS course_id, NULL AS course_title,
       NULL AS course_language, NULL::int AS score, NULL::boolean AS passed
-    FROM enrollments e JOIN courses c ON c.id = e.course_id WHERE ${orgEq(1, 'e')}`,
+    FROM enrollments_read e JOIN courses_read c ON c.id = e.course_id WHERE ${orgEq(1, 'e')}`,
   lesson_completion: `SELECT 'lesson_completion', lc.organization_id || ':' || lc.user_id || ':' || lc.lesson_id,
       lc.completed_at, lc.user_id, l.id::text, l.title, c.language, c.id, c.title, c.language, NULL::int, NULL::boolean
-    FROM lesson_completions lc JOIN lessons l ON l.id = lc.lesson_id JOIN courses c ON c.id = lc.course_id
+    FROM lesson_completions_read lc JOIN lessons_read l ON l.id = lc.lesson_id JOIN courses_read c ON c.id = lc.course_id
     WHERE ${orgEq(1, 'lc')}`,
   quiz_submission: `SELECT 'quiz_submission', s.id::text, s.submitted_at, s.user_id, s.lesson_id::text, l.title,
       c.language, c.id, c.title, c.language, s.score, s.passed
-    FROM quiz_submissions s JOIN lessons l ON l.id = s.lesson_id JOIN courses c ON c.id = s.course_id
+    FROM quiz_submissions_read s JOIN lessons_read l ON l.id = s.lesson_id JOIN courses_read c ON c.id = s.course_id
     WHERE ${orgEq(1, 's')}`,
   course_completion: `SELECT 'course_completion', e.id::text, e.completed_at, e.user_id, c.id::text, c.title, c.language,
       NULL::uuid, NULL, NULL, NULL::int, NULL::boolean
-    FROM enrollments e JOIN courses c ON c.id = e.course_id WHERE ${orgEq(1, 'e')} AND e.completed_at IS NOT NULL`,
+    FROM enrollments_read e JOIN courses_read c ON c.id = e.course_id WHERE ${orgEq(1, 'e')} AND e.completed_at IS NOT NULL`,
   exam_session: `SELECT 'exam_session', x.id::text, x.submitted_at, x.user_id, x.exam_id::text, ex.title, c.language,
       c.id, c.title, c.language, x.score, COALESCE(x.passed, false)
-    FROM exam_sessions x JOIN exams ex ON ex.id = x.exam_id JOIN courses c ON c.id = x.course_id
+    FROM exam_sessions_read x JOIN exams_read ex ON ex.id = x.exam_id JOIN courses_read c ON c.id = x.course_id
     WHERE ${orgEq(1, 'x')} AND x.status = 'submitted' AND x.review_status <> 'voided'
       AND x.submitted_at IS NOT NULL`,
   program_completion: `SELECT 'program_completion', pc.organization_id || ':' || pc.user_id || ':' || pc.path_id,
       pc.completed_at, pc.user_id, p.id::text, p.title, NULL, NULL::uuid, NULL, NULL, NULL::int, NULL::boolean
-    FROM program_completions pc JOIN learning_paths p ON p.id = pc.path_id WHERE ${orgEq(1, 'pc')}`,
+    FROM program_completions_read pc JOIN learning_paths_read p ON p.id = pc.path_id WHERE ${orgEq(1, 'pc')}`,
 };
 
 @Injectable()

@@ -42,14 +42,14 @@ export function certificateWhere(
     add(
       filter.cohortId,
       (p) =>
-        `c.user_id = ANY (ARRAY(SELECT m.user_id FROM cohort_members m WHERE m.cohort_id = ${p} AND ${orgEq(1, 'm')}))`,
+        `c.user_id = ANY (ARRAY(SELECT m.user_id FROM cohort_members_read m WHERE m.cohort_id = ${p} AND ${orgEq(1, 'm')}))`,
     );
   }
   if (filter.teacherId) {
     add(
       filter.teacherId,
-      (p) => `c.user_id = ANY (ARRAY(SELECT DISTINCT s.user_id FROM cohort_members t
-        JOIN cohort_members s ON s.cohort_id = t.cohort_id AND s.organization_id = t.organization_id AND s.role = 'student'
+      (p) => `c.user_id = ANY (ARRAY(SELECT DISTINCT s.user_id FROM cohort_members_read t
+        JOIN cohort_members_read s ON s.cohort_id = t.cohort_id AND s.organization_id = t.organization_id AND s.role = 'student'
         WHERE ${orgEq(1, 't')} AND t.user_id = ${p} AND t.role = 'teacher'))`,
     );
   }

@@ -104,7 +104,7 @@ export class CertificatesRepository {
   async insertIfAbsent(c: NewCertificate, tx: Tx): Promise<IssuedCertificateRow | null> {
     const cohort =
       c.cohortId === undefined
-        ? `(SELECT cm.cohort_id FROM cohort_members cm WHERE $8::uuid IS NULL AND ${orgEq(3, 'cm')}
+        ? `(SELECT cm.cohort_id FROM cohort_members_read cm WHERE $8::uuid IS NULL AND ${orgEq(3, 'cm')}
              AND cm.user_id = $4 AND cm.role = 'student' ORDER BY cm.added_at, cm.cohort_id LIMIT 1)`
         : '$8::uuid';
     const rows = await tx.manager.query<IssuedCertificateRow[]>(

@@ -13,7 +13,7 @@ import { orgEq } from '@/core/database/tenancy';
 export function visibleTo(alias: string, org: number | `${string}.organization_id`): string {
   const offered = typeof org === 'number' ? orgEq(org, 'co') : `co.organization_id = ${org}`;
   return `(${alias}.status = 'published' AND (${alias}.visibility = 'public' OR EXISTS (
-    SELECT 1 FROM course_organizations co WHERE co.course_id = ${alias}.id AND ${offered})))`;
+    SELECT 1 FROM course_organizations_read co WHERE co.course_id = ${alias}.id AND ${offered})))`;
 }
 
 /**

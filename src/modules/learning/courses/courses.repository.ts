@@ -35,7 +35,7 @@ export const COURSE_COLUMNS = `c.id, c.slug, c.title, c.summary, c.description_m
 
 /** Card columns of `c`: lesson count by the lessons (course_id, position) key, rating by the ratings primary key. */
 const CARD_COLUMNS = `${COURSE_COLUMNS},
-  (SELECT count(*)::int FROM lessons l WHERE l.course_id = c.id) AS lessons_count,
+  (SELECT count(*)::int FROM lessons_read l WHERE l.course_id = c.id) AS lessons_count,
   r.rating_average, r.rating_count`;
 const RATING_JOIN = `${tenancyExempt('platform-catalog')} LEFT JOIN LATERAL (
     SELECT round(avg(cr.stars)::numeric, 1)::float8 AS rating_average, count(*)::int AS rating_count
@@ -53,7 +53,7 @@ export class CoursesRepository {
   async findByIdOrSlug(idOrSlug: string, tx?: Tx): Promise<CourseRow | null> {
     const byId = isUuid(idOrSlug);
     const rows = await db(this.dataSource, tx).query<CourseRow[]>(
-      `SELECT ${COURSE_COLUMNS} FROM courses c WHERE ${byId ? 'c.id = $1' : 'c.slug = $1'}`,
+      `SELECT ${COURSE_COLUMNS} FROM courses_read c WHERE ${byId ? 'c.id = $1' : 'c.slug = $1'}`,
       [idOrSlug.toLowerCase()],
     );
     return rows[0] ?? null;
@@ -61,7 +61,7 @@ export class CoursesRepository {
 
   async isVisible(organizationId: string, courseId: string, tx?: Tx): Promise<boolean> {
     const rows = await db(this.dataSource, tx).query<unknown[]>(
-      `SELECT 1 FROM courses c WHERE c.id = $2 AND ${visibleTo('c', 1)}`,
+      `SELECT 1 FROM courses_read c WHERE c.id = $2 AND ${visibleTo('c', 1)}`,
       [organizationId, courseId],
     );
     return rows.length > 0;
@@ -83,15 +83,15 @@ export class CoursesRepository {
     const [rows, count] = await Promise.all([
       this.dataSource.query<CardRow[]>(
         `WITH page AS (
-           SELECT c.id, c.published_at FROM courses c WHERE ${condition}
+           SELECT c.id, c.published_at FROM courses_read c WHERE ${condition}
            ORDER BY c.published_at DESC, c.id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}
          )
-         SELECT ${CARD_COLUMNS} FROM page p JOIN courses c ON c.id = p.id ${RATING_JOIN}
+         SELECT ${CARD_COLUMNS} FROM page p JOIN courses_read c ON c.id = p.id ${RATING_JOIN}
          ORDER BY p.published_at DESC, p.id DESC`,
         [...params, page.limit, page.offset],
       ),
       this.dataSource.query<{ total: number }[]>(
-        `SELECT count(*)::int AS total FROM courses c WHERE ${condition}`,
+        `SELECT count(*)::int AS total FROM courses_read c WHERE ${condition}`,
         params,
       ),
     ]);
@@ -102,7 +102,7 @@ export class CoursesRepository {
   async cards(courseIds: string[]): Promise<CardRow[]> {
     if (courseIds.length === 0) return [];
     return this.dataSource.query<CardRow[]>(
-      `SELECT ${CARD_COLUMNS} FROM courses c ${RATING_JOIN} WHERE c.id = ANY($1::uuid[])`,
+      `SELECT ${CARD_COLUMNS} FROM courses_read c ${RATING_JOIN} WHERE c.id = ANY($1::uuid[])`,
       [courseIds],
     );
   }
@@ -110,8 +110,8 @@ export class CoursesRepository {
   async outline(courseId: string, tx?: Tx): Promise<OutlineRow[]> {
     return db(this.dataSource, tx).query<OutlineRow[]>(
       `SELECT l.id, l.position, l.title, l.estimated_minutes,
-         EXISTS (SELECT 1 FROM quizzes q WHERE q.lesson_id = l.id) AS has_quiz
-       FROM lessons l WHERE l.course_id = $1 ORDER BY l.position`,
+         EXISTS (SELECT 1 FROM quizzes_read q WHERE q.lesson_id = l.id) AS has_quiz
+       FROM lessons_read l WHERE l.course_id = $1 ORDER BY l.position`,
       [courseId],
     );
   }
@@ -119,8 +119,8 @@ export class CoursesRepository {
   async lesson(courseId: string, lessonId: string, tx?: Tx): Promise<LessonRow | null> {
     const rows = await db(this.dataSource, tx).query<LessonRow[]>(
       `SELECT l.id, l.course_id, l.position, l.title, l.content_md, l.estimated_minutes,
-         EXISTS (SELECT 1 FROM quizzes q WHERE q.lesson_id = l.id) AS has_quiz
-       FROM lessons l WHERE l.course_id = $1 AND l.id = $2`,
+         EXISTS (SELECT 1 FROM quizzes_read q WHERE q.lesson_id = l.id) AS has_quiz
+       FROM lessons_read l WHERE l.course_id = $1 AND l.id = $2`,
       [courseId, lessonId],
     );
     return rows[0] ?? null;
@@ -128,7 +128,7 @@ export class CoursesRepository {
 
   async countLessons(courseId: string, tx?: Tx): Promise<number> {
     const rows = await db(this.dataSource, tx).query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM lessons WHERE course_id = $1`,
+      `SELECT count(*)::int AS n FROM lessons_read WHERE course_id = $1`,
       [courseId],
     );
     return rows[0]?.n ?? 0;
@@ -140,19 +140,19 @@ export class CoursesRepository {
     if (lessonIds.length === 0) return out;
     const manager = db(this.dataSource, tx);
     const quizzes = await manager.query<{ id: string; lesson_id: string; passing_score: number }[]>(
-      `SELECT id, lesson_id, passing_score FROM quizzes WHERE lesson_id = ANY($1::uuid[])`,
+      `SELECT id, lesson_id, passing_score FROM quizzes_read WHERE lesson_id = ANY($1::uuid[])`,
       [lessonIds],
     );
     if (quizzes.length === 0) return out;
     const quizIds = quizzes.map((q) => q.id);
     const questions = await manager.query<(Omit<QuizQuestionRow, 'options'> & { quiz_id: string })[]>(
-      `SELECT id, quiz_id, position, prompt, kind, explanation FROM quiz_questions
+      `SELECT id, quiz_id, position, prompt, kind, explanation FROM quiz_questions_read
        WHERE quiz_id = ANY($1::uuid[]) ORDER BY quiz_id, position`,
       [quizIds],
     );
     const options = await manager.query<(QuizOptionRow & { question_id: string })[]>(
-      `SELECT o.id, o.question_id, o.position, o.text, o.correct FROM quiz_options o
-       JOIN quiz_questions qq ON qq.id = o.question_id
+      `SELECT o.id, o.question_id, o.position, o.text, o.correct FROM quiz_options_read o
+       JOIN quiz_questions_read qq ON qq.id = o.question_id
        WHERE qq.quiz_id = ANY($1::uuid[]) ORDER BY o.question_id, o.position`,
       [quizIds],
     );
@@ -177,7 +177,7 @@ export class CoursesRepository {
   /** The passages of a lesson in order (`lesson_chunks_lesson_idx`). */
   async lessonChunks(courseId: string, lessonId: string, tx?: Tx): Promise<ChunkRow[]> {
     return db(this.dataSource, tx).query<ChunkRow[]>(
-      `SELECT id, position, text FROM lesson_chunks WHERE lesson_id = $2 AND course_id = $1 ORDER BY position`,
+      `SELECT id, position, text FROM lesson_chunks_read WHERE lesson_id = $2 AND course_id = $1 ORDER BY position`,
       [courseId, lessonId],
     );
   }

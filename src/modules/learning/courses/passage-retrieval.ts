@@ -52,7 +52,7 @@ export class FullTextPassageRetriever extends PassageRetriever {
          SELECT ch.id AS chunk_id, ch.course_id, ch.lesson_id, l.title AS lesson_title, l.position AS lesson_position,
            ch.position AS chunk_position, ch.text,
            (ts_rank_cd(ch.search_vector, q.query, 32) * CASE WHEN ch.lesson_id = $2::uuid THEN 1.5 ELSE 1.0 END)::float8 AS rank
-         FROM q, lesson_chunks ch JOIN lessons l ON l.id = ch.lesson_id
+         FROM q, lesson_chunks_read ch JOIN lessons_read l ON l.id = ch.lesson_id
          WHERE ch.course_id = $1 AND ch.search_vector @@ q.query
        ) r
        WHERE r.rank > 0

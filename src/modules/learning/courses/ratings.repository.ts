@@ -76,7 +76,7 @@ export class RatingsRepository {
     const [rows, count] = await Promise.all([
       this.dataSource.query<MyRatingRow[]>(
         `SELECT r.course_id, c.slug, c.title, r.organization_id, r.stars, r.comment, r.created_at, r.updated_at
-         FROM course_ratings r JOIN courses c ON c.id = r.course_id WHERE ${where}
+         FROM course_ratings r JOIN courses_read c ON c.id = r.course_id WHERE ${where}
          ORDER BY r.updated_at DESC, r.course_id LIMIT $3 OFFSET $4`,
         [userId, organizationId, limit, offset],
       ),

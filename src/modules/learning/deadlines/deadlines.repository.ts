@@ -56,7 +56,7 @@ const COLUMNS = `d.id, d.organization_id, d.cohort_id, d.course_id, c.title AS c
 
 /** The status of a deadline for person `$user` (completed here, before `due_at`), at `$now`. */
 const statusFor = (user: string, now: string): string => `CASE
-    WHEN EXISTS (SELECT 1 FROM enrollments e WHERE e.organization_id = d.organization_id AND e.user_id = ${user}
+    WHEN EXISTS (SELECT 1 FROM enrollments_read e WHERE e.organization_id = d.organization_id AND e.user_id = ${user}
       AND e.course_id = d.course_id AND e.completed_at IS NOT NULL AND e.completed_at < d.due_at) THEN 'done'
     WHEN d.due_at <= ${now} THEN 'overdue' ELSE 'upcoming' END AS status`;
 
@@ -72,7 +72,7 @@ export class DeadlinesRepository {
   /** The title of a course of the organization's catalog, or null. */
   async catalogCourseTitle(organizationId: string, courseId: string): Promise<string | null> {
     const rows = await this.dataSource.query<{ title: string }[]>(
-      `SELECT c.title FROM courses c WHERE c.id = $1 AND ${visibleTo('c', 2)}`,
+      `SELECT c.title FROM courses_read c WHERE c.id = $1 AND ${visibleTo('c', 2)}`,
       [courseId, organizationId],
     );
     return rows[0]?.title ?? null;
@@ -101,7 +101,7 @@ export class DeadlinesRepository {
 
   async find(organizationId: string, cohortId: string, id: string, tx?: Tx): Promise<DeadlineRow | null> {
     const rows = await db(this.dataSource, tx).query<DeadlineRow[]>(
-      `SELECT ${COLUMNS} FROM cohort_deadlines d JOIN courses c ON c.id = d.course_id
+      `SELECT ${COLUMNS} FROM cohort_deadlines d JOIN courses_read c ON c.id = d.course_id
        WHERE ${orgEq(1, 'd')} AND d.cohort_id = $2 AND d.id = $3`,
       [organizationId, cohortId, id],
     );
@@ -125,7 +125,7 @@ export class DeadlinesRepository {
   async ofCohort(organizationId: string, cohortId: string, forUser: string | null, now: Date): Promise<DeadlineRow[]> {
     return this.dataSource.query(
       `SELECT ${COLUMNS}${forUser ? `, ${statusFor('$3', '$4')}` : ''}
-       FROM cohort_deadlines d JOIN courses c ON c.id = d.course_id
+       FROM cohort_deadlines d JOIN courses_read c ON c.id = d.course_id
        WHERE ${orgEq(1, 'd')} AND d.cohort_id = $2 ORDER BY d.due_at, d.id`,
       forUser ? [organizationId, cohortId, forUser, now] : [organizationId, cohortId],
     );
@@ -143,9 +143,9 @@ export class DeadlinesRepository {
   ): Promise<DeadlineRow[]> {
     return this.dataSource.query(
       `SELECT ${COLUMNS}, ${statusFor('$2', '$5')}
-       FROM cohort_deadlines d JOIN courses c ON c.id = d.course_id
+       FROM cohort_deadlines d JOIN courses_read c ON c.id = d.course_id
        WHERE ${orgEq(1, 'd')}
-         AND d.cohort_id IN (SELECT cohort_id FROM cohort_members WHERE ${orgEq(1)} AND user_id = $2)
+         AND d.cohort_id IN (SELECT cohort_id FROM cohort_members_read WHERE ${orgEq(1)} AND user_id = $2)
          AND ($3::timestamptz IS NULL OR d.due_at >= $3) AND ($4::timestamptz IS NULL OR d.due_at < $4)
        ORDER BY d.due_at, d.id`,
       [organizationId, userId, range.from, range.to, now],
@@ -179,7 +179,7 @@ export class DeadlinesRepository {
   /** The feed of a token (by its hash) and its owner's language; records the fetch. */
   async fetchFeed(tokenHash: string, now: Date): Promise<FeedRow | null> {
     const [rows] = await this.dataSource.query<[FeedRow[], number]>(
-      `UPDATE calendar_feeds f SET last_fetched_at = $2 FROM users u
+      `UPDATE calendar_feeds f SET last_fetched_at = $2 FROM users_read u
        WHERE f.token_hash = $1 AND u.id = f.user_id AND u.erased_at IS NULL
        RETURNING f.user_id, u.locale`,
       [tokenHash, now],
@@ -195,13 +195,13 @@ export class DeadlinesRepository {
     return this.dataSource.query(
       `${tenancyExempt('person-across-organizations')} SELECT w.id AS window_id, w.organization_id, o.name AS organization_name, x.id AS exam_id, x.title AS exam_title,
          c.id AS course_id, c.title AS course_title, w.opens_at, w.closes_at, w.updated_at
-       FROM exam_windows w
-       JOIN memberships m ON m.organization_id = w.organization_id AND m.user_id = $1
-       JOIN organizations o ON o.id = w.organization_id
-       JOIN exams x ON x.id = w.exam_id AND x.status = 'published'
-       JOIN courses c ON c.id = x.course_id
+       FROM exam_windows_read w
+       JOIN memberships_read m ON m.organization_id = w.organization_id AND m.user_id = $1
+       JOIN organizations_read o ON o.id = w.organization_id
+       JOIN exams_read x ON x.id = w.exam_id AND x.status = 'published'
+       JOIN courses_read c ON c.id = x.course_id
        WHERE w.closes_at IS NOT NULL AND w.closes_at >= $2 AND w.opens_at <= $3
-         AND (w.cohort_id IS NULL OR EXISTS (SELECT 1 FROM cohort_members cm WHERE cm.organization_id = w.organization_id
+         AND (w.cohort_id IS NULL OR EXISTS (SELECT 1 FROM cohort_members_read cm WHERE cm.organization_id = w.organization_id
            AND cm.cohort_id = w.cohort_id AND cm.user_id = $1 AND cm.role = 'student'))
        ORDER BY w.opens_at, w.id`,
       [userId, from, to],
@@ -214,9 +214,9 @@ export class DeadlinesRepository {
       `${tenancyExempt('person-across-organizations')} SELECT d.id, d.organization_id, o.name AS organization_name, d.course_id, c.title AS course_title, d.title,
          d.due_at, d.updated_at
        FROM cohort_deadlines d
-       JOIN cohort_members cm ON cm.cohort_id = d.cohort_id AND cm.user_id = $1
-       JOIN organizations o ON o.id = d.organization_id
-       JOIN courses c ON c.id = d.course_id
+       JOIN cohort_members_read cm ON cm.cohort_id = d.cohort_id AND cm.user_id = $1
+       JOIN organizations_read o ON o.id = d.organization_id
+       JOIN courses_read c ON c.id = d.course_id
        WHERE d.due_at >= $2 AND d.due_at <= $3
        ORDER BY d.due_at, d.id`,
       [userId, from, to],

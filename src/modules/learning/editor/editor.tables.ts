@@ -14,6 +14,9 @@ export const OWNED_TABLES: readonly string[] = [
 export const READ_VIEWS: readonly string[] = [
   'course_organizations_read',
   'courses_read',
+  'lesson_chunks_read',
   'lessons_read',
+  'quiz_options_read',
+  'quiz_questions_read',
   'quizzes_read',
 ];

@@ -164,12 +164,12 @@ export class ExamsRepository {
     const params = [organizationId, courseId ?? null, enrolledCourseIds];
     const [rows, count] = await Promise.all([
       this.dataSource.query<ExamCardRow[]>(
-        `SELECT ${EXAM_COLUMNS}, c.title AS course_title FROM exams e JOIN courses c ON c.id = e.course_id
+        `SELECT ${EXAM_COLUMNS}, c.title AS course_title FROM exams e JOIN courses_read c ON c.id = e.course_id
          WHERE ${where} ORDER BY c.title, e.title, e.id LIMIT $4 OFFSET $5`,
         [...params, page.limit, page.offset],
       ),
       this.dataSource.query<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM exams e JOIN courses c ON c.id = e.course_id WHERE ${where}`,
+        `SELECT count(*)::int AS n FROM exams e JOIN courses_read c ON c.id = e.course_id WHERE ${where}`,
         params,
       ),
     ]);

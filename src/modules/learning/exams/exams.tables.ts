@@ -10,4 +10,4 @@ export const OWNED_TABLES: readonly string[] = [
 ];
 
 /** Views over the tables above that other areas may read. */
-export const READ_VIEWS: readonly string[] = ['exam_sessions_read', 'exams_read'];
+export const READ_VIEWS: readonly string[] = ['exam_sessions_read', 'exam_windows_read', 'exams_read'];

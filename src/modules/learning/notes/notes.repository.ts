@@ -85,7 +85,7 @@ export class NotesRepository {
     const [rows, total] = await Promise.all([
       this.dataSource.query<NoteListRow[]>(
         `SELECT ${NOTE_COLUMNS}, l.title AS lesson_title, l.position AS lesson_position, c.title AS course_title
-         FROM lesson_notes n JOIN lessons l ON l.id = n.lesson_id JOIN courses c ON c.id = n.course_id
+         FROM lesson_notes n JOIN lessons_read l ON l.id = n.lesson_id JOIN courses_read c ON c.id = n.course_id
          WHERE ${condition}
          ORDER BY n.updated_at DESC, n.lesson_id
          LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
@@ -103,7 +103,7 @@ export class NotesRepository {
   async forExport(organizationId: string, userId: string, courseId: string | null): Promise<NoteListRow[]> {
     return this.dataSource.query<NoteListRow[]>(
       `SELECT ${NOTE_COLUMNS}, l.title AS lesson_title, l.position AS lesson_position, c.title AS course_title
-       FROM lesson_notes n JOIN lessons l ON l.id = n.lesson_id JOIN courses c ON c.id = n.course_id
+       FROM lesson_notes n JOIN lessons_read l ON l.id = n.lesson_id JOIN courses_read c ON c.id = n.course_id
        WHERE ${orgEq(1, 'n')} AND n.user_id = $2 AND ($3::uuid IS NULL OR n.course_id = $3)
        ORDER BY unaccent(lower(c.title)), c.title, c.id, l.position, l.id`,
       [organizationId, userId, courseId],

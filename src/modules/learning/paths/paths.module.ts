@@ -8,7 +8,6 @@ import { EditorPathsController } from './editor-paths.controller';
 import { PathsController } from './paths.controller';
 import {
   AuthoredPathsPersonalData,
-  BadgeAwardsPersonalData,
   CapstoneSubmissionsPersonalData,
   ProgramCompletionsPersonalData,
 } from './paths.personal-data';
@@ -27,7 +26,6 @@ import { ProgramsService } from './programs.service';
     ProgramsService,
     CapstoneSubmissionsPersonalData,
     ProgramCompletionsPersonalData,
-    BadgeAwardsPersonalData,
     AuthoredPathsPersonalData,
   ],
   exports: [PathsService],

@@ -8,9 +8,9 @@ import {
 } from '@/core/privacy/personal-data';
 
 /*
- * The paths area's personal data: capstone submissions and program completions (`learning.json`), program badges
- * (`gamification.json`), and the paths a person authored. Like a repository, these handlers only talk to the
- * database.
+ * The paths area's personal data: capstone submissions and program completions (`learning.json`) and the paths
+ * a person authored (program badges are the gamification area's). Like a repository, these handlers only talk to
+ * the database.
  */
 
 /**
@@ -48,23 +48,6 @@ export class ProgramCompletionsPersonalData implements PersonalDataHandler {
 
   async erase({ userId, tx }: EraseContext): Promise<void> {
     await tx.manager.query(`DELETE FROM program_completions WHERE user_id = $1`, [userId]);
-  }
-}
-
-/** Program and system badges, deleted on erasure (extensions-v2 17.4: badges). */
-@Injectable()
-@PersonalData({ area: 'gamification', key: 'badges', tables: ['badge_awards'] })
-export class BadgeAwardsPersonalData implements PersonalDataHandler {
-  async export(userId: string, db: EntityManager): Promise<ExportedRow[]> {
-    return db.query(
-      `SELECT organization_id, code, kind, path_id, name, icon, awarded_at FROM badge_awards WHERE user_id = $1
-       ORDER BY awarded_at, id`,
-      [userId],
-    );
-  }
-
-  async erase({ userId, tx }: EraseContext): Promise<void> {
-    await tx.manager.query(`DELETE FROM badge_awards WHERE user_id = $1`, [userId]);
   }
 }
 

@@ -214,8 +214,8 @@ export class PathsRepository {
     if (found.length === 0) return 'gone';
     const [used] = await tx.manager.query<{ used: boolean }[]>(
       `${tenancyExempt('cross-organization-existence')} SELECT EXISTS (SELECT 1 FROM program_completions WHERE path_id = $1)
-         OR EXISTS (SELECT 1 FROM badge_awards WHERE path_id = $1)
-         OR EXISTS (SELECT 1 FROM issued_certificates WHERE path_id = $1)
+         OR EXISTS (SELECT 1 FROM badge_awards_read WHERE path_id = $1)
+         OR EXISTS (SELECT 1 FROM issued_certificates_read WHERE path_id = $1)
          OR EXISTS (SELECT 1 FROM capstone_submissions WHERE path_id = $1) AS used`,
       [id],
     );

@@ -9,4 +9,4 @@ export const OWNED_TABLES: readonly string[] = [
 ];
 
 /** Views over the tables above that other areas may read. */
-export const READ_VIEWS: readonly string[] = ['learning_paths_read'];
+export const READ_VIEWS: readonly string[] = ['learning_paths_read', 'program_completions_read'];

@@ -47,22 +47,6 @@ export class ProgramsRepository {
     return new Set(rows.map((r) => r.path_id));
   }
 
-  async awardBadge(
-    organizationId: string,
-    userId: string,
-    pathId: string,
-    badge: { name: string; icon: string | null },
-    now: Date,
-    tx: Tx,
-  ): Promise<void> {
-    await tx.manager.query(
-      `INSERT INTO badge_awards (organization_id, user_id, path_id, name, icon, awarded_at, code, kind)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, 'program')
-       ON CONFLICT (organization_id, user_id, path_id) DO NOTHING`,
-      [organizationId, userId, pathId, badge.name, badge.icon, now, `program-${pathId}`],
-    );
-  }
-
   /** The person's best passed capstone score for the program, or null when none passed. */
   async bestPassedScore(organizationId: string, userId: string, pathId: string): Promise<number | null> {
     const rows = await this.dataSource.query<{ best: number | null }[]>(

@@ -9,6 +9,7 @@ import { type Page, toPage } from '@/core/http/pagination';
 import { CertificatesService } from '@/modules/learning/certificates';
 import { CohortsService } from '@/modules/tenancy/cohorts';
 import { ProgressService } from '@/modules/learning/progress';
+import { RewardsService } from '@/modules/practice/gamification';
 import { UsersService } from '@/modules/identity/users';
 import type {
   CapstoneGradeDto,
@@ -40,6 +41,7 @@ export class ProgramsService {
     private readonly transactions: TransactionRunner,
     private readonly clock: Clock,
     private readonly events: DomainEvents,
+    private readonly rewards: RewardsService,
   ) {}
 
   async progressOf(membership: Membership, idOrSlug: string): Promise<ProgramProgressDto> {
@@ -84,7 +86,7 @@ export class ProgramsService {
           { user_id: userId, path_id: program.id, completed_at: now.toISOString() },
           { organizationId, actorId: userId, occurredAt: now },
         );
-        if (badge) await this.programs.awardBadge(organizationId, userId, program.id, badge, now, tx);
+        if (badge) await this.rewards.awardProgramBadge({ organizationId, userId }, program.id, badge, now, tx);
         if (program.issues_certificate) {
           await this.certificates.issue(
             {

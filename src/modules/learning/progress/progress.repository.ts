@@ -18,7 +18,7 @@ export interface ProgressRow extends EnrollmentRow {
 const ENROLLMENT_COLUMNS = `e.course_id, e.status, e.enrolled_at, e.completed_at, e.last_activity_at,
   (SELECT count(*)::int FROM lesson_completions lc
     WHERE lc.organization_id = e.organization_id AND lc.course_id = e.course_id AND lc.user_id = e.user_id) AS completed_lessons,
-  (SELECT count(*)::int FROM lessons l WHERE l.course_id = e.course_id) AS total_lessons`;
+  (SELECT count(*)::int FROM lessons_read l WHERE l.course_id = e.course_id) AS total_lessons`;
 
 /** Learning records are tenant data: every query takes the organization id. */
 @Injectable()

@@ -38,11 +38,11 @@ export class SearchRepository {
     const branches: string[] = [];
     if (type !== 'lesson') {
       branches.push(`SELECT 'course'::text AS type, c.id, c.id AS course_id, ts_rank_cd(c.search_vector, ${query}, 32) AS score
-        FROM courses c WHERE c.search_vector @@ ${query} AND ${visibleTo('c', 1)}`);
+        FROM courses_read c WHERE c.search_vector @@ ${query} AND ${visibleTo('c', 1)}`);
     }
     if (type !== 'course') {
       branches.push(`SELECT 'lesson'::text AS type, l.id, l.course_id, ts_rank_cd(l.search_vector, ${query}, 32) AS score
-        FROM lessons l JOIN courses c ON c.id = l.course_id
+        FROM lessons_read l JOIN courses_read c ON c.id = l.course_id
         WHERE l.search_vector @@ ${query} AND ${visibleTo('c', 1)}`);
     }
     const hits = branches.join(' UNION ALL ');
@@ -58,8 +58,8 @@ export class SearchRepository {
              ELSE ts_headline(${configOf('l')}, ${stripMarkers('l.content_md')}, ${query}, $5)
            END AS headline
          FROM page p
-         LEFT JOIN lessons l ON p.type = 'lesson' AND l.id = p.id
-         JOIN courses c ON c.id = p.course_id
+         LEFT JOIN lessons_read l ON p.type = 'lesson' AND l.id = p.id
+         JOIN courses_read c ON c.id = p.course_id
          ORDER BY p.score DESC, p.type, p.id`,
         [organizationId, q, page.limit, page.offset, HEADLINE_OPTIONS],
       ),

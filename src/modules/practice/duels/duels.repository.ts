@@ -256,8 +256,8 @@ export class DuelsRepository {
   /** A member of the organization by username: id and whether a minor. */
   async memberByUsername(organizationId: string, username: string): Promise<{ id: string; minor: boolean } | null> {
     const rows = await this.dataSource.query<{ id: string; minor: boolean }[]>(
-      `SELECT u.id, (u.age_bracket = 'under_18') AS minor FROM users u
-       JOIN memberships m ON m.user_id = u.id AND ${orgEq(1, 'm')}
+      `SELECT u.id, (u.age_bracket = 'under_18') AS minor FROM users_read u
+       JOIN memberships_read m ON m.user_id = u.id AND ${orgEq(1, 'm')}
        WHERE lower(u.username) = lower($2)`,
       [organizationId, username],
     );
@@ -266,7 +266,7 @@ export class DuelsRepository {
 
   async isEnrolled(organizationId: string, userId: string, courseId: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM enrollments WHERE ${orgEq(1)} AND user_id = $2 AND course_id = $3`,
+      `SELECT 1 FROM enrollments_read WHERE ${orgEq(1)} AND user_id = $2 AND course_id = $3`,
       [organizationId, userId, courseId],
     );
     return rows.length > 0;
@@ -274,7 +274,7 @@ export class DuelsRepository {
 
   async courseVisible(organizationId: string, courseId: string): Promise<boolean> {
     const rows = await this.dataSource.query<unknown[]>(
-      `SELECT 1 FROM courses c WHERE c.id = $2 AND ${visibleTo('c', 1)}`,
+      `SELECT 1 FROM courses_read c WHERE c.id = $2 AND ${visibleTo('c', 1)}`,
       [organizationId, courseId],
     );
     return rows.length > 0;
@@ -296,21 +296,21 @@ export class DuelsRepository {
       filter = `AND c.id = $2`;
     } else if (scope !== 'all') {
       params.push(scope.enrolledAll);
-      filter = `AND c.id IN (SELECT e.course_id FROM enrollments e WHERE ${orgEq(1, 'e')}
+      filter = `AND c.id IN (SELECT e.course_id FROM enrollments_read e WHERE ${orgEq(1, 'e')}
         AND e.user_id = ANY($2) GROUP BY e.course_id HAVING count(DISTINCT e.user_id) = cardinality($2::uuid[]))`;
     }
     params.push(n);
     const questions = await this.dataSource.query<{ id: string; prompt: string; kind: DuelQuestion['kind'] }[]>(
-      `SELECT qq.id, qq.prompt, qq.kind FROM quiz_questions qq
-       JOIN quizzes qz ON qz.id = qq.quiz_id JOIN lessons l ON l.id = qz.lesson_id JOIN courses c ON c.id = l.course_id
+      `SELECT qq.id, qq.prompt, qq.kind FROM quiz_questions_read qq
+       JOIN quizzes_read qz ON qz.id = qq.quiz_id JOIN lessons_read l ON l.id = qz.lesson_id JOIN courses_read c ON c.id = l.course_id
        WHERE ${visibleTo('c', 1)} ${filter}
-         AND EXISTS (SELECT 1 FROM quiz_options o WHERE o.question_id = qq.id AND o.correct)
+         AND EXISTS (SELECT 1 FROM quiz_options_read o WHERE o.question_id = qq.id AND o.correct)
        ORDER BY random() LIMIT $${params.length}`,
       params,
     );
     if (questions.length === 0) return [];
     const options = await this.dataSource.query<{ question_id: string; id: string; text: string; correct: boolean }[]>(
-      `SELECT question_id, id, text, correct FROM quiz_options WHERE question_id = ANY($1) ORDER BY question_id, position`,
+      `SELECT question_id, id, text, correct FROM quiz_options_read WHERE question_id = ANY($1) ORDER BY question_id, position`,
       [questions.map((q) => q.id)],
     );
     return questions.map((q) => {

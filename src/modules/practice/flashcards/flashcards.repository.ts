@@ -124,8 +124,8 @@ const STATE_COLUMNS = `s.card_id, s.deck_id, s.organization_id, s.scheduler, s.r
 const STUDYABLE = `
   SELECT d.id, 0 AS grp, unaccent(lower(c.title)) AS sort_title, d.created_at, d.cards_count
   FROM flashcard_decks d
-  JOIN enrollments e ON e.course_id = d.course_id AND ${orgEq(1, 'e')} AND e.user_id = $2
-  JOIN courses c ON c.id = d.course_id
+  JOIN enrollments_read e ON e.course_id = d.course_id AND ${orgEq(1, 'e')} AND e.user_id = $2
+  JOIN courses_read c ON c.id = d.course_id
   WHERE d.kind = 'course'
   UNION ALL
   SELECT d.id, 1 AS grp, '' AS sort_title, d.created_at, d.cards_count
@@ -233,8 +233,8 @@ export class FlashcardsRepository {
       `WITH listed AS (
          SELECT d.*, c.title AS display_title, c.summary AS display_description, 0 AS grp, unaccent(lower(c.title)) AS sort_title
          FROM flashcard_decks d
-         JOIN enrollments e ON e.course_id = d.course_id AND ${orgEq(1, 'e')} AND e.user_id = $2
-         JOIN courses c ON c.id = d.course_id
+         JOIN enrollments_read e ON e.course_id = d.course_id AND ${orgEq(1, 'e')} AND e.user_id = $2
+         JOIN courses_read c ON c.id = d.course_id
          WHERE d.kind = 'course' AND EXISTS (SELECT 1 FROM flashcards f WHERE f.deck_id = d.id)
          UNION ALL
          SELECT d.*, d.title, d.description, 1, ''
@@ -353,7 +353,7 @@ export class FlashcardsRepository {
   ): Promise<{ rows: CardRow[]; total: number }> {
     const rows = await this.dataSource.query<(CardRow & { total: number })[]>(
       `SELECT ${CARD_COLUMNS}, count(*) OVER ()::int AS total
-       FROM flashcards f LEFT JOIN lessons l ON l.id = f.lesson_id
+       FROM flashcards f LEFT JOIN lessons_read l ON l.id = f.lesson_id
        WHERE f.deck_id = $1
        ORDER BY l.position NULLS LAST, f.position, f.created_at, f.id
        LIMIT $2 OFFSET $3`,

@@ -46,9 +46,9 @@ export class EngagementDigestOfGamification extends EngagementDigest {
       `${tenancyExempt('person-across-organizations')} SELECT m.organization_id,
          coalesce(sum(a.xp), 0)::int AS xp, coalesce(sum(a.lessons_completed), 0)::int AS lessons_completed,
          coalesce(sum(a.reviews), 0)::int AS reviews,
-         (SELECT count(*) FROM enrollments e WHERE e.organization_id = m.organization_id AND e.user_id = m.user_id
+         (SELECT count(*) FROM enrollments_read e WHERE e.organization_id = m.organization_id AND e.user_id = m.user_id
             AND e.status = 'active' AND e.last_activity_at >= $4 AND e.last_activity_at < $5)::int AS courses_in_progress
-       FROM memberships m
+       FROM memberships_read m
        LEFT JOIN activity_days a ON a.user_id = m.user_id AND a.organization_id = m.organization_id
          AND a.local_date BETWEEN $2 AND $3
        WHERE m.user_id = $1

@@ -13,6 +13,7 @@ import { EngagementSubscriber } from './gamification.subscribers';
 import { LeaderboardStore, LedgerBoards, PostgresLeaderboardStore, RedisLeaderboardStore } from './leaderboard.store';
 import {
   ActivityPersonalData,
+  BadgeAwardsPersonalData,
   ChallengesPersonalData,
   RewardsPersonalData,
   XpPersonalData,
@@ -67,12 +68,13 @@ import { EngagementDigestOfGamification } from './engagement-digest';
     XpPersonalData,
     ActivityPersonalData,
     RewardsPersonalData,
+    BadgeAwardsPersonalData,
     ChallengesPersonalData,
     EngagementDigestOfGamification,
     { provide: EngagementDigest, useExisting: EngagementDigestOfGamification },
     ProfileGamificationOfGamification,
     { provide: ProfileGamification, useExisting: ProfileGamificationOfGamification },
   ],
-  exports: [EngagementDigest, ProfileGamification, LeaderboardsService],
+  exports: [EngagementDigest, ProfileGamification, LeaderboardsService, RewardsService],
 })
 export class GamificationModule {}

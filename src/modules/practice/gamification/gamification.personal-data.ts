@@ -120,6 +120,23 @@ export class RewardsPersonalData implements PersonalDataHandler {
   }
 }
 
+/** Program and system badges, deleted on erasure (extensions-v2 17.4: badges). */
+@Injectable()
+@PersonalData({ area: 'gamification', key: 'badges', tables: ['badge_awards'] })
+export class BadgeAwardsPersonalData implements PersonalDataHandler {
+  async export(userId: string, db: EntityManager): Promise<ExportedRow[]> {
+    return db.query(
+      `SELECT organization_id, code, kind, path_id, name, icon, awarded_at FROM badge_awards WHERE user_id = $1
+       ORDER BY awarded_at, id`,
+      [userId],
+    );
+  }
+
+  async erase({ userId, tx }: EraseContext): Promise<void> {
+    await tx.manager.query(`DELETE FROM badge_awards WHERE user_id = $1`, [userId]);
+  }
+}
+
 /**
  * Challenges: participation is deleted; frozen standings keep an anonymous entry (17.4); challenges the person
  * created stay with the organization and stop naming them.

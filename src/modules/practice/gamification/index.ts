@@ -5,5 +5,6 @@
  */
 export { ChallengesService } from './challenges.service';
 export { LeaderboardsService } from './leaderboards.service';
+export { RewardsService } from './rewards.service';
 export { StreaksService } from './streaks.service';
 export { type Effects, XpLedgerService } from './xp-ledger.service';

@@ -78,7 +78,7 @@ export class LedgerRepository {
   async userZones(userIds: readonly string[], tx?: Tx): Promise<Map<string, string>> {
     if (userIds.length === 0) return new Map();
     const rows = await db(this.dataSource, tx).query<{ id: string; time_zone: string }[]>(
-      `SELECT id, time_zone FROM users WHERE id = ANY($1::uuid[])`,
+      `SELECT id, time_zone FROM users_read WHERE id = ANY($1::uuid[])`,
       [userIds],
     );
     return new Map(rows.map((r) => [r.id, r.time_zone]));
@@ -88,7 +88,7 @@ export class LedgerRepository {
   async organizationZones(ids: readonly string[], tx?: Tx): Promise<Map<string, string>> {
     if (ids.length === 0) return new Map();
     const rows = await db(this.dataSource, tx).query<{ id: string; time_zone: string }[]>(
-      `SELECT id, time_zone FROM organizations WHERE id = ANY($1::uuid[])`,
+      `SELECT id, time_zone FROM organizations_read WHERE id = ANY($1::uuid[])`,
       [ids],
     );
     return new Map(rows.map((r) => [r.id, r.time_zone]));
@@ -148,7 +148,7 @@ export class LedgerRepository {
        SELECT c.organization_id, c.user_id, c.source, c.source_id, c.amount, c.local_date, c.occurred_at, $8
        FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::int[], $6::date[], $7::timestamptz[])
          AS c(organization_id, user_id, source, source_id, amount, local_date, occurred_at)
-       WHERE EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = c.organization_id AND m.user_id = c.user_id)
+       WHERE EXISTS (SELECT 1 FROM memberships_read m WHERE m.organization_id = c.organization_id AND m.user_id = c.user_id)
        ON CONFLICT (organization_id, user_id, source, source_id) DO NOTHING
        RETURNING organization_id, user_id, source, source_id, amount, to_char(local_date, 'YYYY-MM-DD') AS local_date,
          created_at`,
@@ -225,7 +225,7 @@ export class LedgerRepository {
       `${tenancyExempt('cross-organization-job')} INSERT INTO engagement_facts (organization_id, user_id, kind, subject_id, course_id, occurred_at)
        SELECT c.* FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::uuid[], $6::timestamptz[])
          AS c(organization_id, user_id, kind, subject_id, course_id, occurred_at)
-       WHERE EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = c.organization_id AND m.user_id = c.user_id)
+       WHERE EXISTS (SELECT 1 FROM memberships_read m WHERE m.organization_id = c.organization_id AND m.user_id = c.user_id)
        ON CONFLICT DO NOTHING`,
       [
         facts.map((f) => f.organizationId),
@@ -264,7 +264,7 @@ export class LedgerRepository {
       `${tenancyExempt('cross-organization-job')} INSERT INTO badge_awards (organization_id, user_id, code, kind, name, icon, awarded_at)
        SELECT DISTINCT c.organization_id, c.user_id, c.code, 'system', c.code, c.code, $4::timestamptz
        FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS c(organization_id, user_id, code)
-       WHERE EXISTS (SELECT 1 FROM memberships m WHERE m.organization_id = c.organization_id AND m.user_id = c.user_id)
+       WHERE EXISTS (SELECT 1 FROM memberships_read m WHERE m.organization_id = c.organization_id AND m.user_id = c.user_id)
        ON CONFLICT (organization_id, user_id, code) DO NOTHING
        RETURNING organization_id, user_id, code`,
       [badges.map((b) => b.organizationId), badges.map((b) => b.userId), badges.map((b) => b.code), now],
@@ -324,12 +324,12 @@ export class LedgerRepository {
         // The subject's title for the label: the catalog's lessons, courses, paths and exams (read-only).
         `SELECT l.id, l.source, l.source_id, l.amount, l.created_at,
            CASE l.source
-             WHEN 'lesson' THEN (SELECT title FROM lessons WHERE id::text = l.source_id)
-             WHEN 'quiz_pass' THEN (SELECT title FROM lessons WHERE id::text = l.source_id)
-             WHEN 'course' THEN (SELECT title FROM courses WHERE id::text = l.source_id)
-             WHEN 'program' THEN (SELECT title FROM learning_paths WHERE id::text = l.source_id)
-             WHEN 'capstone' THEN (SELECT title FROM learning_paths WHERE id::text = l.source_id)
-             WHEN 'exam_pass' THEN (SELECT title FROM exams WHERE id::text = l.source_id)
+             WHEN 'lesson' THEN (SELECT title FROM lessons_read WHERE id::text = l.source_id)
+             WHEN 'quiz_pass' THEN (SELECT title FROM lessons_read WHERE id::text = l.source_id)
+             WHEN 'course' THEN (SELECT title FROM courses_read WHERE id::text = l.source_id)
+             WHEN 'program' THEN (SELECT title FROM learning_paths_read WHERE id::text = l.source_id)
+             WHEN 'capstone' THEN (SELECT title FROM learning_paths_read WHERE id::text = l.source_id)
+             WHEN 'exam_pass' THEN (SELECT title FROM exams_read WHERE id::text = l.source_id)
              WHEN 'challenge' THEN (SELECT title FROM challenges WHERE id::text = l.source_id)
              ELSE NULL END AS subject
          FROM xp_ledger l WHERE ${orgEq(1, 'l')} AND l.user_id = $2

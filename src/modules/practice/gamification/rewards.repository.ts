@@ -41,7 +41,7 @@ export class RewardsRepository {
   async earnedBadges(organizationId: string, userId: string): Promise<EarnedBadge[]> {
     return this.dataSource.query(
       `SELECT b.code, b.kind, b.name, b.icon, b.awarded_at,
-         (SELECT title FROM learning_paths p WHERE p.id = b.path_id) AS path_title
+         (SELECT title FROM learning_paths_read p WHERE p.id = b.path_id) AS path_title
        FROM badge_awards b WHERE ${orgEq(1, 'b')} AND b.user_id = $2 AND b.code IS NOT NULL
        ORDER BY b.awarded_at DESC, b.code`,
       [organizationId, userId],
@@ -160,6 +160,23 @@ export class RewardsRepository {
          weekly_lessons = CASE WHEN $5 THEN EXCLUDED.weekly_lessons ELSE goals.weekly_lessons END,
          updated_at = EXCLUDED.updated_at`,
       [userId, change.dailyXp.value, change.weeklyLessons.value, change.dailyXp.set, change.weeklyLessons.set, at],
+    );
+  }
+
+  /** The badge of a completed program (extensions-v2 16.4), once per member and program. */
+  async awardProgramBadge(
+    organizationId: string,
+    userId: string,
+    pathId: string,
+    badge: { name: string; icon: string | null },
+    now: Date,
+    tx: Tx,
+  ): Promise<void> {
+    await tx.manager.query(
+      `INSERT INTO badge_awards (organization_id, user_id, path_id, name, icon, awarded_at, code, kind)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, 'program')
+       ON CONFLICT (organization_id, user_id, path_id) DO NOTHING`,
+      [organizationId, userId, pathId, badge.name, badge.icon, now, `program-${pathId}`],
     );
   }
 }

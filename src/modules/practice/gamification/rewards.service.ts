@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
-import { TransactionRunner } from '@/core/database/transaction';
+import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import type { Locale } from '@/core/mail/mail-template';
 import {
@@ -65,6 +65,20 @@ export class RewardsService {
   }
 
   // Badges (5.2).
+
+  /**
+   * Awards the badge of a program the member completed (the paths area claims it with the completion, in its
+   * transaction); a repeated claim awards nothing.
+   */
+  async awardProgramBadge(
+    member: { organizationId: string; userId: string },
+    pathId: string,
+    badge: { name: string; icon: string | null },
+    now: Date,
+    tx: Tx,
+  ): Promise<void> {
+    await this.rewards.awardProgramBadge(member.organizationId, member.userId, pathId, badge, now, tx);
+  }
 
   async badges(member: Membership): Promise<BadgeListDto> {
     const { organizationId: org, userId } = member;

@@ -28,7 +28,7 @@ export class AuditEntriesPersonalData implements PersonalDataHandler {
                 CASE WHEN target_type = 'user' AND target_id <> $1::text THEN NULL ELSE target_id END AS target_id,
                 CASE WHEN metadata->>'user_id' <> $1::text THEN metadata - 'user_id' ELSE metadata END AS metadata,
                 created_at, created_at::text AS cursor_at
-         FROM audit_log
+         FROM audit_log_read
          WHERE actor_id = $1::uuid AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3::uuid))
          ORDER BY created_at, id LIMIT $4`,
         [userId, after?.at ?? null, after?.id ?? null, EXPORT_BATCH],

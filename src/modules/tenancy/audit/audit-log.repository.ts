@@ -61,12 +61,12 @@ export class AuditLogRepository {
     const [rows, count] = await Promise.all([
       this.dataSource.query<AuditRow[]>(
         `SELECT id, action, actor_id, target_type, target_id, ip_fingerprint, metadata, created_at
-         FROM audit_log WHERE ${condition}
+         FROM audit_log_read WHERE ${condition}
          ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
         [...params, page.limit, page.offset],
       ),
       this.dataSource.query<{ total: number }[]>(
-        `SELECT count(*)::int AS total FROM audit_log WHERE ${condition}`,
+        `SELECT count(*)::int AS total FROM audit_log_read WHERE ${condition}`,
         params,
       ),
     ]);
@@ -106,12 +106,12 @@ export class AuditLogRepository {
     const [rows, count] = await Promise.all([
       this.dataSource.query<PlatformAuditRow[]>(
         `SELECT id, action, actor_id, organization_id, target_type, target_id, ip_fingerprint, metadata, created_at
-         FROM audit_log WHERE ${condition}
+         FROM audit_log_read WHERE ${condition}
          ORDER BY created_at DESC, id DESC LIMIT $${params.length + 1} OFFSET $${params.length + 2}`,
         [...params, page.limit, page.offset],
       ),
       this.dataSource.query<{ total: number }[]>(
-        `SELECT count(*)::int AS total FROM audit_log WHERE ${condition}`,
+        `SELECT count(*)::int AS total FROM audit_log_read WHERE ${condition}`,
         params,
       ),
     ]);

@@ -25,7 +25,7 @@ export interface InstituteValues {
 
 /** Columns of `i` (institutes) with the count of its cohorts in the organization `$1`. */
 const COLUMNS = `i.id, i.name, i.city, i.contact_email, i.website, i.created_by_organization_id, i.created_at,
-  (SELECT count(*)::int FROM cohorts c WHERE c.institute_id = i.id AND ${orgEq(1, 'c')}) AS cohorts_count`;
+  (SELECT count(*)::int FROM cohorts_read c WHERE c.institute_id = i.id AND ${orgEq(1, 'c')}) AS cohorts_count`;
 
 /**
  * The linkage rule, for the institute `i` and the organization `$1`. The legacy link is read from the table, not
@@ -33,8 +33,8 @@ const COLUMNS = `i.id, i.name, i.city, i.contact_email, i.website, i.created_by_
  * organizations, `cohorts_institute_idx` and `institutes_created_by_org_idx`.
  */
 const LINKED = `(i.created_by_organization_id = $1
-  OR EXISTS (SELECT 1 FROM organizations o WHERE o.id = $1 AND o.legacy_institute_id = i.id)
-  OR EXISTS (SELECT 1 FROM cohorts c WHERE c.institute_id = i.id AND ${orgEq(1, 'c')}))`;
+  OR EXISTS (SELECT 1 FROM organizations_read o WHERE o.id = $1 AND o.legacy_institute_id = i.id)
+  OR EXISTS (SELECT 1 FROM cohorts_read c WHERE c.institute_id = i.id AND ${orgEq(1, 'c')}))`;
 
 /**
  * Institutes are shared records, not tenant data: an organization sees (and manages) only those linked to it, so
@@ -48,8 +48,8 @@ export class InstitutesRepository {
   listLinked(organizationId: string): Promise<InstituteRow[]> {
     return this.dataSource.query<InstituteRow[]>(
       `WITH linked AS (
-         SELECT legacy_institute_id AS id FROM organizations WHERE id = $1 AND legacy_institute_id IS NOT NULL
-         UNION SELECT institute_id FROM cohorts WHERE ${orgEq(1)} AND institute_id IS NOT NULL
+         SELECT legacy_institute_id AS id FROM organizations_read WHERE id = $1 AND legacy_institute_id IS NOT NULL
+         UNION SELECT institute_id FROM cohorts_read WHERE ${orgEq(1)} AND institute_id IS NOT NULL
          UNION SELECT id FROM institutes WHERE created_by_organization_id = $1
        )
        SELECT ${COLUMNS} FROM linked JOIN institutes i ON i.id = linked.id ORDER BY i.name, i.id`,
@@ -77,8 +77,8 @@ export class InstitutesRepository {
   /** Whether another organization is linked to the institute too (by legacy id, a cohort, or creation). */
   async linkedElsewhere(organizationId: string, instituteId: string, tx?: Tx): Promise<boolean> {
     const rows = await db(this.dataSource, tx).query<{ shared: boolean }[]>(
-      `${tenancyExempt('cross-organization-existence')} SELECT EXISTS (SELECT 1 FROM organizations WHERE legacy_institute_id = $2 AND id <> $1)
-           OR EXISTS (SELECT 1 FROM cohorts WHERE institute_id = $2 AND organization_id <> $1)
+      `${tenancyExempt('cross-organization-existence')} SELECT EXISTS (SELECT 1 FROM organizations_read WHERE legacy_institute_id = $2 AND id <> $1)
+           OR EXISTS (SELECT 1 FROM cohorts_read WHERE institute_id = $2 AND organization_id <> $1)
            OR EXISTS (SELECT 1 FROM institutes WHERE id = $2 AND created_by_organization_id <> $1) AS shared`,
       [organizationId, instituteId],
     );

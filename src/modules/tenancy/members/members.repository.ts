@@ -29,12 +29,12 @@ export interface MemberFilter {
 }
 
 const SELECT = `SELECT m.user_id, u.name, u.email, m.role, m.joined_at, u.age_bracket = 'under_18' AS minor,
-    ARRAY(SELECT cm.cohort_id::text FROM cohort_members cm
+    ARRAY(SELECT cm.cohort_id::text FROM cohort_members_read cm
           WHERE cm.organization_id = m.organization_id AND cm.user_id = m.user_id ORDER BY cm.cohort_id) AS cohort_ids,
     (SELECT jsonb_strip_nulls(jsonb_build_object('user_name', s.user_name, 'external_id', s.external_id,
        'given_name', s.given_name, 'family_name', s.family_name, 'display_name', s.display_name) || s.directory)
      FROM scim_members s WHERE s.organization_id = m.organization_id AND s.user_id = m.user_id) AS directory
-  FROM memberships m JOIN users u ON u.id = m.user_id`;
+  FROM memberships_read m JOIN users_read u ON u.id = m.user_id`;
 
 /**
  * The member views of an organization: memberships with the person's name, email and cohorts, read in one
@@ -53,7 +53,7 @@ export class MembersRepository {
     const where = `WHERE ${orgEq(1, 'm')}
       AND ($2::text IS NULL OR m.role = $2)
       AND ($3::text IS NULL OR u.name ILIKE $3 ESCAPE '\\' OR u.email ILIKE $3 ESCAPE '\\')
-      AND ($4::uuid IS NULL OR EXISTS (SELECT 1 FROM cohort_members c
+      AND ($4::uuid IS NULL OR EXISTS (SELECT 1 FROM cohort_members_read c
             WHERE c.cohort_id = $4 AND c.user_id = m.user_id AND c.organization_id = m.organization_id))
       AND ($5::uuid[] IS NULL OR m.user_id = ANY($5::uuid[]))`;
     const params = [
@@ -70,7 +70,7 @@ export class MembersRepository {
         filter.offset,
       ]),
       this.dataSource.query<{ n: number }[]>(
-        `SELECT count(*)::int AS n FROM memberships m JOIN users u ON u.id = m.user_id ${where}`,
+        `SELECT count(*)::int AS n FROM memberships_read m JOIN users_read u ON u.id = m.user_id ${where}`,
         params,
       ),
     ]);
@@ -89,7 +89,7 @@ export class MembersRepository {
   /** The id of the member of this organization with this username, or null. */
   async memberIdByUsername(organizationId: string, username: string): Promise<string | null> {
     const rows = await this.dataSource.query<{ id: string }[]>(
-      `SELECT u.id FROM users u JOIN memberships m ON m.user_id = u.id AND ${orgEq(1, 'm')}
+      `SELECT u.id FROM users_read u JOIN memberships_read m ON m.user_id = u.id AND ${orgEq(1, 'm')}
        WHERE u.username = $2`,
       [organizationId, username],
     );
