@@ -240,7 +240,7 @@ export class ScimDirectoryRepository {
   /**
    * `upsertDirectory` for a member created in this transaction, answering the member as `findUser` would read it
    * (in the same statement: no read back). A clash with another member's userName is a unique violation of
-   * scim_members_user_name_uq.
+   * scim_members_user_name_uq. `alsoWrite` adds a data-modifying CTE to the statement, its parameters from `$10`.
    */
   async upsertDirectoryReturning(
     organizationId: string,
@@ -248,9 +248,12 @@ export class ScimDirectoryRepository {
     values: DirectoryValues,
     now: Date,
     tx: Tx,
+    alsoWrite?: (firstParam: number) => { sql: string; params: unknown[] },
   ): Promise<ScimUserRow | null> {
+    // Another owner's write in the same statement (the audit line), its SQL and parameters given by that owner.
+    const also = alsoWrite?.(10);
     const rows = await tx.manager.query<ScimUserRow[]>(
-      `WITH s AS (
+      `WITH ${also ? `${also.sql}, ` : ''}s AS (
          INSERT INTO scim_members (organization_id, user_id, user_name, external_id, given_name, family_name,
            display_name, directory, created_at, updated_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
@@ -270,6 +273,7 @@ export class ScimDirectoryRepository {
         values.displayName,
         JSON.stringify(values.directory),
         now,
+        ...(also?.params ?? []),
       ],
     );
     return rows[0] ?? null;

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import { AuditService } from '@/core/audit/audit.service';
+import { type AuditEntry, AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
 import { isUniqueViolation } from '@/core/database/constraint-violation';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
@@ -91,7 +91,14 @@ export class ScimUsersService {
       }
       let row: ScimUserRow | null;
       try {
-        row = await this.directory.upsertDirectoryReturning(organizationId, user.id, input, this.clock.now(), tx);
+        // The audit line goes in with the directory row (one statement).
+        const audit = this.auditEntry(token, 'scim.user_created', user.id, {
+          role: token.default_role,
+          active: input.active,
+        });
+        row = await this.directory.upsertDirectoryReturning(organizationId, user.id, input, this.clock.now(), tx, (n) =>
+          this.audit.insertCte('audit', audit, n),
+        );
       } catch (err) {
         if (isUniqueViolation(err, 'scim_members_user_name_uq')) {
           throw ScimError.uniqueness(`A member with userName "${input.userName}" already exists.`);
@@ -99,7 +106,6 @@ export class ScimUsersService {
         throw err;
       }
       if (!input.active) await this.suspend(organizationId, user.id, tx);
-      await this.record(token, 'scim.user_created', user.id, tx, { role: token.default_role, active: input.active });
       return { userId: user.id, row: input.active ? row : null };
     });
     // Suspended at once (`active: false`): read again after the suspension.
@@ -190,17 +196,23 @@ export class ScimUsersService {
     tx: Tx,
     metadata: Record<string, string | boolean> = {},
   ): Promise<void> {
-    return this.audit.record(
-      {
-        action,
-        actorId: null,
-        organizationId: token.organization_id,
-        targetType: 'user',
-        targetId: userId,
-        metadata: { actor_type: 'scim_token', actor_token_id: token.id, ...metadata },
-      },
-      tx,
-    );
+    return this.audit.record(this.auditEntry(token, action, userId, metadata), tx);
+  }
+
+  private auditEntry(
+    token: ScimTokenRow,
+    action: string,
+    userId: string,
+    metadata: Record<string, string | boolean> = {},
+  ): AuditEntry {
+    return {
+      action,
+      actorId: null,
+      organizationId: token.organization_id,
+      targetType: 'user',
+      targetId: userId,
+      metadata: { actor_type: 'scim_token', actor_token_id: token.id, ...metadata },
+    };
   }
 }
 
