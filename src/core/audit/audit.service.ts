@@ -35,11 +35,7 @@ export class AuditService {
   /** Many entries with one statement (a bulk operation's entries, each the same as `record` would write). */
   async recordMany(entries: readonly AuditEntry[], tx?: Tx): Promise<void> {
     if (entries.length === 0) return;
-    for (const entry of entries) {
-      for (const key of Object.keys(entry.metadata ?? {})) {
-        if (PERSONAL_KEYS.test(key)) throw new Error(`Audit metadata must not hold personal data (key "${key}")`);
-      }
-    }
+    for (const entry of entries) refusePersonalKeys(entry);
     const manager = db(this.dataSource, tx);
     if (entries.length === 1) {
       const [entry] = entries;
@@ -73,8 +69,38 @@ export class AuditService {
     );
   }
 
+  /**
+   * The row `record` writes, as a data-modifying CTE (`<name> AS (INSERT INTO audit_log ...)`) for the caller's own
+   * statement in its transaction, its parameters numbered from `$<firstParam>`: the entry goes in with the
+   * caller's write, in the same round trip (PostgreSQL runs a data-modifying CTE whether or not it is read).
+   */
+  insertCte(name: string, entry: AuditEntry, firstParam: number): { sql: string; params: unknown[] } {
+    refusePersonalKeys(entry);
+    const p = (i: number): string => `$${firstParam + i}`;
+    return {
+      sql: `${name} AS (
+        INSERT INTO audit_log (action, actor_id, organization_id, target_type, target_id, ip_fingerprint, metadata)
+        VALUES (${p(0)}::text, ${p(1)}::uuid, ${p(2)}::uuid, ${p(3)}::text, ${p(4)}::text, ${p(5)}::text, ${p(6)}::jsonb))`,
+      params: [
+        entry.action,
+        entry.actorId,
+        entry.organizationId,
+        entry.targetType ?? null,
+        entry.targetId ?? null,
+        entry.ip ? this.ipFingerprint(entry.ip) : null,
+        JSON.stringify(entry.metadata ?? {}),
+      ],
+    };
+  }
+
   /** Keyed hash of a client address: lets an admin see that two actions came from one place, never where. */
   ipFingerprint(ip: string): string {
     return this.crypto.keyedHash('audit-ip', ip).slice(0, 32);
+  }
+}
+
+function refusePersonalKeys(entry: AuditEntry): void {
+  for (const key of Object.keys(entry.metadata ?? {})) {
+    if (PERSONAL_KEYS.test(key)) throw new Error(`Audit metadata must not hold personal data (key "${key}")`);
   }
 }

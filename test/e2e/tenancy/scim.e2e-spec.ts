@@ -890,6 +890,56 @@ describe('SCIM 2.0', () => {
     });
   });
 
+  // A creation takes no lock and reads nothing first: the unique indexes decide (scim-users.service.ts create).
+  describe('uniqueness of userName, decided by the writes', () => {
+    async function accounts(email: string): Promise<number> {
+      const rows = await t.db.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM users WHERE email = $1`, [
+        email.toLowerCase(),
+      ]);
+      return rows[0].n;
+    }
+
+    it('refuses a userName another member holds (409 uniqueness) and leaves no account of the new email', async () => {
+      const name = `dir_${randomUUID().slice(0, 8)}`;
+      const first = `${randomUUID()}@first.example`;
+      const second = `${randomUUID()}@second.example`;
+      const body = (mail: string) => ({ schemas: [USER], userName: name, emails: [{ primary: true, value: mail }] });
+      await send('post', '/Users', body(first)).expect(201);
+      expectScimError(await send('post', '/Users', body(second)), 409, 'uniqueness');
+      expect(await accounts(second)).toBe(0);
+      // The same name in another case is the same name.
+      expectScimError(
+        await send('post', '/Users', { ...body(second), userName: name.toUpperCase() }),
+        409,
+        'uniqueness',
+      );
+      expect(await accounts(second)).toBe(0);
+    });
+
+    it('creates a userName once when two creations race: one 201, the other 409 uniqueness', async () => {
+      const email = `${randomUUID()}@race.example`;
+      const same = await Promise.all([send('post', '/Users', newUser(email)), send('post', '/Users', newUser(email))]);
+      expect(same.map((r) => r.status).sort()).toEqual([201, 409]);
+      expectScimError(
+        same.find((r) => r.status === 409)!,
+        409,
+        'uniqueness',
+      );
+
+      // One directory name, two different emails: one account joins, the other is not left behind.
+      const name = `race_${randomUUID().slice(0, 8)}`;
+      const mails = [`${randomUUID()}@race.example`, `${randomUUID()}@race.example`];
+      const named = await Promise.all(
+        mails.map((mail) => send('post', '/Users', { schemas: [USER], userName: name, emails: [{ value: mail }] })),
+      );
+      expect(named.map((r) => r.status).sort()).toEqual([201, 409]);
+      const loser = mails[named.findIndex((r) => r.status === 409)];
+      expect(await accounts(loser)).toBe(0);
+      const found = await get(`/Users?filter=${encodeURIComponent(`userName eq "${name}"`)}`).expect(200);
+      expect(found.body.totalResults).toBe(1);
+    });
+  });
+
   describe('SCIM_ENABLED=false', () => {
     let off: TestApp;
 

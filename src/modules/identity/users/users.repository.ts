@@ -96,18 +96,29 @@ export class UsersRepository {
    * Creates the account in one statement unless its email has one or its username is taken (then null: the caller
    * tells the two apart). A handle taken by a concurrent insert still raises the unique violation.
    */
-  async insertUnlessTaken(
+  /**
+   * The account of this (normalized) email, or a new one with this handle, in one statement: `created` tells which.
+   * Null when neither (the handle is taken, or another transaction created the email meanwhile: read it again).
+   * `ON CONFLICT DO NOTHING` covers the email and the handle alike, so a concurrent creation never aborts the
+   * caller's transaction with a unique violation.
+   */
+  async findOrInsert(
     values: { email: string; username: string; locale: string; platformRoles: string[]; now: Date },
     tx?: Tx,
-  ): Promise<UserEntity | null> {
+  ): Promise<{ user: UserEntity; created: boolean } | null> {
     const manager = db(this.users.manager.connection, tx);
     const rows = await manager.query<Record<string, unknown>[]>(
-      `INSERT INTO users (email, username, locale, platform_roles, created_at, updated_at)
-       SELECT $1, $2, $3, $4, $5, $5 WHERE NOT EXISTS (SELECT 1 FROM users WHERE username = $2)
-       ON CONFLICT (email) DO NOTHING RETURNING *`,
+      `WITH found AS (SELECT * FROM users WHERE email = $1),
+       created AS (
+         INSERT INTO users (email, username, locale, platform_roles, created_at, updated_at)
+         SELECT $1, $2, $3, $4, $5, $5
+         WHERE NOT EXISTS (SELECT 1 FROM found) AND NOT EXISTS (SELECT 1 FROM users WHERE username = $2)
+         ON CONFLICT DO NOTHING RETURNING *)
+       SELECT true AS inserted, * FROM created UNION ALL SELECT false AS inserted, * FROM found`,
       [values.email, values.username, values.locale, values.platformRoles, values.now],
     );
-    return rows[0] ? this.hydrate(rows[0]) : null;
+    const row = rows[0];
+    return row ? { user: this.hydrate(row), created: row.inserted === true } : null;
   }
 
   /** An entity from a raw `users` row, converted as TypeORM converts what it reads. */

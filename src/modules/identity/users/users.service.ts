@@ -9,7 +9,6 @@ import { CryptoService } from '@/core/crypto/crypto.service';
 import type { Tx } from '@/core/database/transaction';
 import { ApiError } from '@/core/http/api-error';
 import { type Locale, resolveLocale } from '@/core/mail/mail-template';
-import { isUniqueViolation } from '@/core/database/constraint-violation';
 import type { UserDto } from './dto/user.dto';
 import type { UpdateProfileDto } from './dto/profile.dto';
 import {
@@ -81,31 +80,25 @@ export class UsersService {
   /** The account of this email, created on first use (sign-in or accepted invitation). */
   async findOrCreate(email: string, locale: Locale, tx?: Tx): Promise<{ user: User; created: boolean }> {
     const normalized = normalizeEmail(email);
-    const existing = await this.users.findByEmail(normalized, tx);
-    if (existing) return { user: existing, created: false };
-    for (let attempt = 0; ; attempt++) {
-      try {
-        // One statement creates the account when its email and the handle are free (two when either is not).
-        const user = await this.users.insertUnlessTaken(
-          {
-            email: normalized,
-            username: this.usernameCandidate(normalized, attempt),
-            locale,
-            platformRoles: this.platformRolesFor(normalized, []),
-            now: this.clock.now(),
-          },
-          tx,
-        );
-        if (user) return { user, created: true };
-        const raced = await this.users.findByEmail(normalized, tx);
-        if (raced) return { user: raced, created: false };
-        // The handle is taken: the next attempt adds a random suffix.
-      } catch (err) {
-        // Two new accounts chose the same handle at once: pick another.
-        if (attempt < 5 && isUniqueViolation(err)) continue;
-        throw err;
-      }
+    for (let attempt = 0; attempt < 6; attempt++) {
+      // One statement finds the account or creates it when its email and the handle are free (two when the handle
+      // is taken, or another transaction created the account meanwhile).
+      const found = await this.users.findOrInsert(
+        {
+          email: normalized,
+          username: this.usernameCandidate(normalized, attempt),
+          locale,
+          platformRoles: this.platformRolesFor(normalized, []),
+          now: this.clock.now(),
+        },
+        tx,
+      );
+      if (found) return found;
+      const raced = await this.users.findByEmail(normalized, tx);
+      if (raced) return { user: raced, created: false };
+      // The handle is taken: the next attempt adds a random suffix.
     }
+    throw new Error(`No free handle for a new account after 6 attempts`);
   }
 
   /** `platform_admin` follows PLATFORM_ADMIN_EMAILS at each sign-in; other roles are kept. */

@@ -132,6 +132,32 @@ export class OrganizationsRepository {
     return rows.length === 1;
   }
 
+  /**
+   * `addMember` in one statement when the organization has no member limit (read in the same statement): answers
+   * 'added', 'member' (already one) or 'limited' (the organization has a limit, or does not exist: the caller
+   * takes the way with the limit's lock and count).
+   */
+  async addMemberUnlimited(
+    organizationId: string,
+    userId: string,
+    role: OrgRole,
+    now: Date,
+    tx: Tx,
+  ): Promise<'added' | 'member' | 'limited'> {
+    const [row] = await tx.manager.query<{ unlimited: boolean; added: boolean }[]>(
+      `WITH o AS (SELECT id FROM organizations WHERE id = $1 AND member_limit IS NULL),
+       added AS (
+         INSERT INTO memberships (organization_id, user_id, role, joined_at) SELECT o.id, $2, $3, $4 FROM o
+         ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id)
+       SELECT EXISTS (SELECT 1 FROM o) AS unlimited, EXISTS (SELECT 1 FROM added) AS added`,
+      [organizationId, userId, role, now],
+    );
+    if (!row?.unlimited) return 'limited';
+    if (!row.added) return 'member';
+    await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
+    return 'added';
+  }
+
   /** Of these people, those who are members of the organization (read in the transaction when given). */
   async membersAmong(organizationId: string, userIds: readonly string[], tx?: Tx): Promise<Set<string>> {
     if (userIds.length === 0) return new Set();

@@ -422,6 +422,13 @@ export class OrganizationsService extends TenancyResolver {
     tx?: Tx,
   ): Promise<boolean> {
     if (!tx) return this.transactions.run((own) => this.addMember(organizationId, userId, role, actorId, own));
+    // Without a member limit (most organizations) one statement reads that and adds the member.
+    const fast = await this.orgs.addMemberUnlimited(organizationId, userId, role, this.clock.now(), tx);
+    if (fast === 'member') return false;
+    if (fast === 'added') {
+      await this.events.publish(tx, 'member.joined', { user_id: userId, role }, { organizationId, actorId });
+      return true;
+    }
     const org = await this.orgs.findById(organizationId, tx);
     if (org && org.memberLimit !== null && (await this.orgs.membership(organizationId, userId)) === null) {
       // Under the organization's lock, two joins cannot both take the last place.

@@ -119,12 +119,12 @@ const GROUP_ATTRIBUTES: ScimAttributes = {
 
 const USER_FROM = `FROM memberships m JOIN users u ON u.id = m.user_id
   LEFT JOIN scim_members s ON s.organization_id = m.organization_id AND s.user_id = m.user_id`;
-const USER_SELECT = `SELECT m.user_id, m.role, m.joined_at, m.suspended_at, u.email, u.name, u.locale, u.time_zone,
+const USER_COLUMNS = `m.user_id, m.role, m.joined_at, m.suspended_at, u.email, u.name, u.locale, u.time_zone,
     s.user_name, s.external_id, s.given_name, s.family_name, s.display_name, s.directory, s.created_at, s.updated_at,
     coalesce((SELECT json_agg(json_build_object('value', gc.id, 'display', gc.name) ORDER BY gc.name, gc.id)
       FROM cohort_members gm JOIN cohorts gc ON gc.id = gm.cohort_id
-      WHERE gm.organization_id = m.organization_id AND gm.user_id = m.user_id), '[]') AS groups
-  ${USER_FROM}`;
+      WHERE gm.organization_id = m.organization_id AND gm.user_id = m.user_id), '[]') AS groups`;
+const USER_SELECT = `SELECT ${USER_COLUMNS} ${USER_FROM}`;
 const GROUP_FROM = `FROM cohorts c LEFT JOIN scim_groups g ON g.organization_id = c.organization_id AND g.cohort_id = c.id`;
 const GROUP_SELECT = `SELECT c.id, c.name, g.external_id, c.created_at, c.updated_at ${GROUP_FROM}`;
 
@@ -150,16 +150,37 @@ export class ScimDirectoryRepository {
   ): Promise<{ rows: ScimUserRow[]; total: number }> {
     const params: unknown[] = [organizationId];
     const where = `WHERE ${orgEq(1, 'm')}${filter ? ` AND ${compileScimFilter(filter, USER_ATTRIBUTES, params)}` : ''}`;
-    const [rows, [count]] = await Promise.all([
-      window.limit > 0
-        ? this.dataSource.query<ScimUserRow[]>(
-            `${USER_SELECT} ${where} ORDER BY m.joined_at, m.user_id LIMIT ${window.limit} OFFSET ${window.offset}`,
-            params,
-          )
-        : Promise.resolve([]),
-      this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n ${USER_FROM} ${where}`, params),
-    ]);
-    return { rows, total: count?.n ?? 0 };
+    return this.countAndPage<ScimUserRow>(
+      `SELECT count(*)::int AS n ${USER_FROM} ${where}`,
+      `${USER_SELECT} ${where} ORDER BY m.joined_at, m.user_id`,
+      params,
+      window,
+    );
+  }
+
+  /**
+   * The count of a filter's rows and their page, in one statement (one round trip): the count's one row joined to
+   * the page (none when the page is empty, or when `limit` is 0).
+   */
+  private async countAndPage<T>(
+    countSql: string,
+    pageSql: string,
+    params: unknown[],
+    window: ListWindow,
+  ): Promise<{ rows: T[]; total: number }> {
+    if (window.limit <= 0) {
+      const [count] = await this.dataSource.query<{ n: number }[]>(countSql, params);
+      return { rows: [], total: count?.n ?? 0 };
+    }
+    const rows = await this.dataSource.query<(T & { n: number; has_page: boolean | null })[]>(
+      `SELECT c.n, p.* FROM (${countSql}) c
+       LEFT JOIN LATERAL (SELECT true AS has_page, q.* FROM (${pageSql} LIMIT ${window.limit} OFFSET ${window.offset}) q)
+         p ON true`,
+      params,
+    );
+    const total = rows[0]?.n ?? 0;
+    const page = rows.filter((r) => r.has_page === true).map(({ n: _n, has_page: _p, ...row }) => row as unknown as T);
+    return { rows: page, total };
   }
 
   async findUser(organizationId: string, userId: string, tx?: Tx): Promise<ScimUserRow | null> {
@@ -216,6 +237,48 @@ export class ScimDirectoryRepository {
     );
   }
 
+  /**
+   * `upsertDirectory` for a member created in this transaction, answering the member as `findUser` would read it
+   * (in the same statement: no read back). A clash with another member's userName is a unique violation of
+   * scim_members_user_name_uq. `alsoWrite` adds a data-modifying CTE to the statement, its parameters from `$10`.
+   */
+  async upsertDirectoryReturning(
+    organizationId: string,
+    userId: string,
+    values: DirectoryValues,
+    now: Date,
+    tx: Tx,
+    alsoWrite?: (firstParam: number) => { sql: string; params: unknown[] },
+  ): Promise<ScimUserRow | null> {
+    // Another owner's write in the same statement (the audit line), its SQL and parameters given by that owner.
+    const also = alsoWrite?.(10);
+    const rows = await tx.manager.query<ScimUserRow[]>(
+      `WITH ${also ? `${also.sql}, ` : ''}s AS (
+         INSERT INTO scim_members (organization_id, user_id, user_name, external_id, given_name, family_name,
+           display_name, directory, created_at, updated_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+         ON CONFLICT (organization_id, user_id) DO UPDATE SET user_name = $3, external_id = $4, given_name = $5,
+           family_name = $6, display_name = $7, directory = $8, updated_at = $9
+         RETURNING *)
+       SELECT ${USER_COLUMNS} FROM memberships m JOIN users u ON u.id = m.user_id
+         JOIN s ON s.organization_id = m.organization_id AND s.user_id = m.user_id
+       WHERE ${orgEq(1, 'm')} AND m.user_id = $2`,
+      [
+        organizationId,
+        userId,
+        values.userName.toLowerCase(),
+        values.externalId,
+        values.givenName,
+        values.familyName,
+        values.displayName,
+        JSON.stringify(values.directory),
+        now,
+        ...(also?.params ?? []),
+      ],
+    );
+    return rows[0] ?? null;
+  }
+
   async listGroups(
     organizationId: string,
     filter: Filter | null,
@@ -223,16 +286,12 @@ export class ScimDirectoryRepository {
   ): Promise<{ rows: ScimGroupRow[]; total: number }> {
     const params: unknown[] = [organizationId];
     const where = `WHERE ${orgEq(1, 'c')}${filter ? ` AND ${compileScimFilter(filter, GROUP_ATTRIBUTES, params)}` : ''}`;
-    const [rows, [count]] = await Promise.all([
-      window.limit > 0
-        ? this.dataSource.query<ScimGroupRow[]>(
-            `${GROUP_SELECT} ${where} ORDER BY c.created_at, c.id LIMIT ${window.limit} OFFSET ${window.offset}`,
-            params,
-          )
-        : Promise.resolve([]),
-      this.dataSource.query<{ n: number }[]>(`SELECT count(*)::int AS n ${GROUP_FROM} ${where}`, params),
-    ]);
-    return { rows, total: count?.n ?? 0 };
+    return this.countAndPage<ScimGroupRow>(
+      `SELECT count(*)::int AS n ${GROUP_FROM} ${where}`,
+      `${GROUP_SELECT} ${where} ORDER BY c.created_at, c.id`,
+      params,
+      window,
+    );
   }
 
   async findGroup(organizationId: string, cohortId: string, tx?: Tx): Promise<ScimGroupRow | null> {

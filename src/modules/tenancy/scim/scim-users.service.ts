@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
-import { AuditService } from '@/core/audit/audit.service';
+import { type AuditEntry, AuditService } from '@/core/audit/audit.service';
 import { Clock } from '@/core/clock/clock';
+import { isUniqueViolation } from '@/core/database/constraint-violation';
 import { type Tx, TransactionRunner } from '@/core/database/transaction';
 import { isUuid } from '@/core/http/uuid';
 import { ApiKeysService } from '@/modules/identity/api-keys';
@@ -78,23 +79,37 @@ export class ScimUsersService {
   async create(token: ScimTokenRow, body: unknown): Promise<ScimResource> {
     const input = parseUser(body);
     const organizationId = token.organization_id;
-    const userId = await this.transactions.run(async (tx) => {
-      // Serializes creations of one name (and one email) in the organization, not the whole organization: a full
-      // sync creates thousands of people in parallel.
-      await this.directory.lockNames(organizationId, [input.userName, input.email], tx);
-      if (await this.directory.userNameTaken(organizationId, input.userName, null, tx)) {
-        throw ScimError.uniqueness(`A member with userName "${input.userName}" already exists.`);
-      }
+    // No name lock and no look-up first: the constraints decide, in the statements that write. Another member with
+    // this userName is a clash on scim_members_user_name_uq (the directory's names), or this same account already
+    // being a member (a member without a directory row has their email as userName, and this userName is then the
+    // email the account is found by); both answer 409 uniqueness and roll everything back. Two creations of one
+    // name at once wait on each other's row in the unique index, and the second fails the same way.
+    const created = await this.transactions.run(async (tx) => {
       const { user } = await this.users.findOrCreate(input.email, input.locale ?? 'es', tx);
       if (!(await this.orgs.addMember(organizationId, user.id, token.default_role, null, tx))) {
         throw ScimError.uniqueness('This person is already a member of the organization.');
       }
-      await this.directory.upsertDirectory(organizationId, user.id, input, this.clock.now(), tx);
+      let row: ScimUserRow | null;
+      try {
+        // The audit line goes in with the directory row (one statement).
+        const audit = this.auditEntry(token, 'scim.user_created', user.id, {
+          role: token.default_role,
+          active: input.active,
+        });
+        row = await this.directory.upsertDirectoryReturning(organizationId, user.id, input, this.clock.now(), tx, (n) =>
+          this.audit.insertCte('audit', audit, n),
+        );
+      } catch (err) {
+        if (isUniqueViolation(err, 'scim_members_user_name_uq')) {
+          throw ScimError.uniqueness(`A member with userName "${input.userName}" already exists.`);
+        }
+        throw err;
+      }
       if (!input.active) await this.suspend(organizationId, user.id, tx);
-      await this.record(token, 'scim.user_created', user.id, tx, { role: token.default_role, active: input.active });
-      return user.id;
+      return { userId: user.id, row: input.active ? row : null };
     });
-    return this.get(token, userId);
+    // Suspended at once (`active: false`): read again after the suspension.
+    return created.row ? toScimUser(this.base, created.row) : this.get(token, created.userId);
   }
 
   async replace(token: ScimTokenRow, id: string, body: unknown): Promise<ScimResource> {
@@ -181,17 +196,23 @@ export class ScimUsersService {
     tx: Tx,
     metadata: Record<string, string | boolean> = {},
   ): Promise<void> {
-    return this.audit.record(
-      {
-        action,
-        actorId: null,
-        organizationId: token.organization_id,
-        targetType: 'user',
-        targetId: userId,
-        metadata: { actor_type: 'scim_token', actor_token_id: token.id, ...metadata },
-      },
-      tx,
-    );
+    return this.audit.record(this.auditEntry(token, action, userId, metadata), tx);
+  }
+
+  private auditEntry(
+    token: ScimTokenRow,
+    action: string,
+    userId: string,
+    metadata: Record<string, string | boolean> = {},
+  ): AuditEntry {
+    return {
+      action,
+      actorId: null,
+      organizationId: token.organization_id,
+      targetType: 'user',
+      targetId: userId,
+      metadata: { actor_type: 'scim_token', actor_token_id: token.id, ...metadata },
+    };
   }
 }
 
