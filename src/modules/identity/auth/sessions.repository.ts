@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
+import { PoolQueries } from '@/core/database/pool-queries';
 import { SharedCache } from '@/core/cache/cache';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import type { Tx } from '@/core/database/transaction';
@@ -27,12 +28,16 @@ export class SessionsRepository {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly pool: PoolQueries,
     bus: InvalidationBus,
   ) {
     this.cache = new SharedCache<SessionRow>('session', bus, { max: 100_000, ttlMs: 60_000 });
   }
 
-  /** Opens a session and stores its first refresh token (SHA-256) in one statement: one round trip per sign-in. */
+  /**
+   * Opens a session and stores its first refresh token (SHA-256) in one statement: one round trip per sign-in;
+   * outside a transaction, a named statement on the driver's pool (`PoolQueries`), as every sign-in sends it.
+   */
   async createWithRefreshToken(
     values: {
       userId: string;
@@ -46,26 +51,27 @@ export class SessionsRepository {
     refresh: { tokenHash: string; expiresAt: Date },
     tx?: Tx,
   ): Promise<SessionRow> {
-    const rows = await db(this.dataSource, tx).query<SessionRow[]>(
-      `WITH s AS (
+    const text = `WITH s AS (
          INSERT INTO sessions (user_id, device, ip_fingerprint, created_at, last_seen_at, expires_at, impersonator_id, impersonation_expires_at)
          VALUES ($1, $2, $3, $4, $4, $5, $6, $7) RETURNING ${COLUMNS}
        ), r AS (
          INSERT INTO refresh_tokens (session_id, token_hash, created_at, expires_at) SELECT s.id, $8, $4, $9 FROM s
        )
-       SELECT ${COLUMNS} FROM s`,
-      [
-        values.userId,
-        values.device,
-        values.ipFingerprint,
-        values.now,
-        values.expiresAt,
-        values.impersonatorId ?? null,
-        values.impersonationExpiresAt ?? null,
-        refresh.tokenHash,
-        refresh.expiresAt,
-      ],
-    );
+       SELECT ${COLUMNS} FROM s`;
+    const parameters = [
+      values.userId,
+      values.device,
+      values.ipFingerprint,
+      values.now,
+      values.expiresAt,
+      values.impersonatorId ?? null,
+      values.impersonationExpiresAt ?? null,
+      refresh.tokenHash,
+      refresh.expiresAt,
+    ];
+    const rows = tx
+      ? await db(this.dataSource, tx).query<SessionRow[]>(text, parameters)
+      : await this.pool.query<SessionRow>('sessions.create_with_refresh_token', text, parameters);
     return rows[0];
   }
 

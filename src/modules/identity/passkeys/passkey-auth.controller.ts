@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, Post, Res, UseGuards } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Response } from 'express';
 import { BrowserSessionOnly, CurrentCredential, Public, ReadOperation } from '@/core/auth/access.decorators';
@@ -9,6 +9,7 @@ import { COOKIE, CookieService, CookieValue } from '@/core/http/cookies';
 import { ApiErrors } from '@/core/http/openapi';
 import { RateLimit } from '@/core/rate-limit/rate-limit';
 import { UserDto, UsersService } from '@/modules/identity/users';
+import { PasskeyAssertionBodyPipe, PasskeySignInBodyPipe } from './assertion-body';
 import { PasskeyAssertionDto, PasskeySignInDto, PasskeySignInOptionsDto, StepUpConfirmedDto } from './dto/passkey.dto';
 import { PublicKeyCredentialRequestOptionsJsonDto } from './dto/webauthn.dto';
 import { PasskeySignInService } from './passkey-sign-in.service';
@@ -21,6 +22,14 @@ import {
 import { PasskeysEnabledGuard } from './passkeys-enabled.guard';
 
 const OFF = ' With `PASSKEYS_ENABLED=false`: 404 `feature_disabled`.';
+
+/*
+ * The verify bodies are typed by their shape, not their class, so the global ValidationPipe leaves them to their
+ * own pipes (assertion-body.ts): a strict check, and the ValidationPipe on the DTO for anything else. `@ApiBody`
+ * keeps the DTO in the OpenAPI description.
+ */
+type PasskeySignInBody = Pick<PasskeySignInDto, keyof PasskeySignInDto>;
+type PasskeyAssertionBody = Pick<PasskeyAssertionDto, keyof PasskeyAssertionDto>;
 
 @ApiTags('auth')
 @Controller('auth')
@@ -64,6 +73,7 @@ export class PasskeyAuthController {
       '`challenge_expired` for a missing, used or expired challenge.' +
       OFF,
   })
+  @ApiBody({ type: PasskeySignInDto })
   @ApiOkResponse({ type: UserDto })
   @ApiErrors(
     422,
@@ -72,7 +82,7 @@ export class PasskeyAuthController {
     [404, 'feature_disabled'],
   )
   async signInVerify(
-    @Body() dto: PasskeySignInDto,
+    @Body(PasskeySignInBodyPipe) dto: PasskeySignInBody,
     @Client() client: ClientInfo,
     @Res({ passthrough: true }) res: Response,
   ): Promise<UserDto> {
@@ -111,6 +121,7 @@ export class PasskeyAuthController {
       'passkeys count (401 `passkey_invalid`).' +
       OFF,
   })
+  @ApiBody({ type: PasskeyAssertionDto })
   @ApiOkResponse({ type: StepUpConfirmedDto })
   @ApiErrors(
     422,
@@ -120,7 +131,7 @@ export class PasskeyAuthController {
   )
   async stepUpVerify(
     @CurrentCredential() credential: Credential,
-    @Body() dto: PasskeyAssertionDto,
+    @Body(PasskeyAssertionBodyPipe) dto: PasskeyAssertionBody,
     @Client() client: ClientInfo,
     @Res({ passthrough: true }) res: Response,
   ): Promise<StepUpConfirmedDto> {
@@ -158,10 +169,11 @@ export class PasskeyAuthController {
       'person’s own, live passkeys count (401 `passkey_invalid`).' +
       OFF,
   })
+  @ApiBody({ type: PasskeyAssertionDto })
   @ApiOkResponse({ type: UserDto })
   @ApiErrors(422, [401, 'unauthorized', 'passkey_invalid', 'challenge_expired'], [404, 'feature_disabled'])
   async twoFactorVerify(
-    @Body() dto: PasskeyAssertionDto,
+    @Body(PasskeyAssertionBodyPipe) dto: PasskeyAssertionBody,
     @CookieValue(COOKIE.twoFactor) challenge: string | undefined,
     @Client() client: ClientInfo,
     @Res({ passthrough: true }) res: Response,

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { db } from '@/core/database/db';
+import { PoolQueries } from '@/core/database/pool-queries';
 import type { Tx } from '@/core/database/transaction';
 
 export interface PasskeyRow {
@@ -46,10 +47,17 @@ interface TakenChallengeColumns {
   c_expires_at: Date;
 }
 
-/** Passkeys and their one-time challenges. No rule here: the services decide. */
+/**
+ * Passkeys and their one-time challenges. No rule here: the services decide. The two statements of every passkey
+ * sign-in (the challenge taken with the passkey read, the use recorded) go to the driver's pool as named statements
+ * (`PoolQueries`: parsed and planned once per connection, no TypeORM query runner per call).
+ */
 @Injectable()
 export class PasskeysRepository {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly pool: PoolQueries,
+  ) {}
 
   listOf(userId: string, tx?: Tx): Promise<PasskeyRow[]> {
     return db(this.dataSource, tx).query<PasskeyRow[]>(
@@ -137,12 +145,13 @@ export class PasskeysRepository {
    * concurrent use of the same answer loses). False when another request moved it first.
    */
   async recordUse(id: string, expectedCounter: string, newCounter: number, now: Date): Promise<boolean> {
-    const [, updated] = await this.dataSource.query<[unknown[], number]>(
+    const updated = await this.pool.query<{ id: string }>(
+      'passkeys.record_use',
       `UPDATE passkeys SET counter = $3, last_used_at = $4
-       WHERE id = $1 AND counter = $2 AND disabled_at IS NULL`,
+       WHERE id = $1 AND counter = $2 AND disabled_at IS NULL RETURNING id`,
       [id, expectedCounter, newCounter, now],
     );
-    return updated === 1;
+    return updated.length === 1;
   }
 
   /** Disables a passkey whose counter went back (a cloned authenticator); false when it already was. */
@@ -184,7 +193,8 @@ export class PasskeysRepository {
     purpose: ChallengePurpose,
     credentialId: string,
   ): Promise<{ challenge: ChallengeRow | null; passkey: PasskeyRow | null }> {
-    const rows = await this.dataSource.query<(PasskeyRow & TakenChallengeColumns)[]>(
+    const rows = await this.pool.query<PasskeyRow & TakenChallengeColumns>(
+      'passkeys.take_challenge_with_passkey',
       `WITH taken AS (
          DELETE FROM passkey_challenges WHERE id = $1 AND purpose = $2
          RETURNING id, purpose, challenge, user_id, binding, expires_at
