@@ -1,13 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import type { PasskeyRow } from './passkeys.repository';
@@ -65,7 +61,7 @@ export class WebAuthnRelyingParty {
     existing: readonly PasskeyRow[],
     challenge: Uint8Array,
   ): Promise<PublicKeyCredentialCreationOptionsJSON> {
-    return generateRegistrationOptions({
+    return webauthn().generateRegistrationOptions({
       rpName: this.config.passkeys.rpName,
       rpID: this.config.passkeys.rpId,
       userName: user.email,
@@ -84,7 +80,7 @@ export class WebAuthnRelyingParty {
     userVerification: 'required' | 'preferred',
     challenge: Uint8Array,
   ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-    return generateAuthenticationOptions({
+    return webauthn().generateAuthenticationOptions({
       rpID: this.config.passkeys.rpId,
       allowCredentials: allow.map(descriptor),
       userVerification,
@@ -99,7 +95,7 @@ export class WebAuthnRelyingParty {
     challenge: string,
   ): Promise<VerifiedRegistration | null> {
     try {
-      const result = await verifyRegistrationResponse({
+      const result = await webauthn().verifyRegistrationResponse({
         response,
         expectedChallenge: challenge,
         expectedOrigin: [...this.config.passkeys.origins],
@@ -134,7 +130,7 @@ export class WebAuthnRelyingParty {
     requireUserVerification: boolean,
   ): Promise<VerifiedAssertion | null> {
     try {
-      const result = await verifyAuthenticationResponse({
+      const result = await webauthn().verifyAuthenticationResponse({
         response,
         expectedChallenge: challenge,
         expectedOrigin: [...this.config.passkeys.origins],
@@ -155,4 +151,13 @@ export class WebAuthnRelyingParty {
       return null;
     }
   }
+}
+
+/**
+ * @simplewebauthn/server and its ASN.1/X.509 stack (~290 modules), loaded at the first ceremony rather than at start
+ * (every process and every test boot paid for it).
+ */
+function webauthn(): typeof import('@simplewebauthn/server') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('@simplewebauthn/server') as typeof import('@simplewebauthn/server');
 }
