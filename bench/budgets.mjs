@@ -14,6 +14,10 @@ const duration = Number(process.env.BENCH_DURATION ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const TARGET = 0.95;
 const loadAtStart = loadavg();
+// BENCH_SERVICE_NODE_OPTIONS="--cpu-prof --cpu-prof-dir=..." profiles both instances (written when they stop).
+const nodeOptions = process.env.BENCH_SERVICE_NODE_OPTIONS
+  ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS }
+  : {};
 
 const db = await scratchDatabase('budgets');
 const stamp = Date.now();
@@ -24,7 +28,7 @@ try {
     port: onPort,
     databaseUrl: db.url,
     redisPrefix: `lpbench:${stamp}:on`,
-    extraEnv: { PROCESS_JOBS: 'false', LOG_LEVEL: 'warn' },
+    extraEnv: { PROCESS_JOBS: 'false', LOG_LEVEL: 'warn', ...nodeOptions },
   });
   services.push(on);
   const offPort = await freePort();
@@ -38,6 +42,7 @@ try {
       API_BUDGET_TOKEN_PER_MINUTE: '0',
       API_BUDGET_SESSION_PER_MINUTE: '0',
       API_BUDGET_ANONYMOUS_PER_MINUTE: '0',
+      ...nodeOptions,
     },
   });
   services.push(off);

@@ -42,6 +42,8 @@ const prefix = `lpbench:engagement:${Date.now()}`;
 const env = {
   LOG_LEVEL: 'warn',
   PROCESS_JOBS: 'false',
+  // The leaderboard's same-bytes baseline route (GET .../bench/leaderboard-baseline), mounted for benchmarks only.
+  BENCH_ROUTES: 'true',
   ...(process.env.BENCH_SERVICE_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS } : {}),
 };
 let service = await startService({
@@ -159,9 +161,17 @@ try {
     const buildMs = performance.now() - t0;
     if (first.items.length !== 10 || first.around.length !== 11 || first.total !== MEMBERS + 1)
       throw new Error(`unexpected leaderboard: ${JSON.stringify({ ...first, items: first.items.length })}`);
+    // The baseline answers the same bytes through the same pipeline (cookie, membership, query validation) without
+    // the leaderboard's work: checked before anything is measured.
+    const baselinePath = `/api/v1/organizations/${boardOrg}/bench/leaderboard-baseline?limit=10&around=5`;
+    const [real, same] = await Promise.all(
+      [path, baselinePath, baselinePath].map((p) => fetch(base + p, { headers: { cookie } }).then((r) => r.text())),
+    ).then(([a, , b]) => [a, b]);
+    if (real !== same) throw new Error("the baseline route does not answer the leaderboard's bytes");
     const results = await alternate(
       [
         { name: 'leaderboard top 10 + me +-5', url: base + path, headers: { cookie } },
+        { name: `same ${real.length} bytes, no work`, url: base + baselinePath, headers: { cookie } },
         { name: 'GET /version', url: `${base}/version` },
       ],
       { rounds: ROUNDS, connections: CONNECTIONS, duration: DURATION },
@@ -197,7 +207,10 @@ try {
       console.log(
         `${r.name.padEnd(32)}${String(r.rps).padStart(9)}${String(r.p99).padStart(9)}${String(r.errors).padStart(8)}  ${r.rounds.join(' ')}`,
       );
-    console.log(`ratio to /version: ${(results[0].rps / results[1].rps).toFixed(2)}`);
+    console.log(
+      `ratio to the same-bytes baseline: ${(results[0].rps / results[1].rps).toFixed(2)} (target >= 0.5); ` +
+        `to /version: ${(results[0].rps / results[2].rps).toFixed(2)}`,
+    );
   }
 } finally {
   if (worker) await stop(worker);

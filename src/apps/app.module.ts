@@ -82,7 +82,7 @@ export class AppModule {
         NotesModule,
         GamesModule,
         DuelsModule,
-        GamificationModule,
+        GamificationModule.forRoot(config),
         SearchModule,
         TeacherModule,
         ExternalAuthModule,

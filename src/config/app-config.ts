@@ -174,6 +174,12 @@ export class EnvSettings {
   @IsBoolean()
   PROCESS_JOBS?: boolean;
 
+  /** Mounts the benchmarks' baseline routes (bench/README.md); never set in a deployment. */
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  BENCH_ROUTES?: boolean;
+
   @IsOptional()
   @Transform(toBool)
   @IsBoolean()
@@ -504,6 +510,11 @@ export interface AppConfig {
   readonly dataDir: string;
   /** Whether this process runs background job processors (an API-only instance sets PROCESS_JOBS=false). */
   readonly processJobs: boolean;
+  /**
+   * Whether the benchmarks' baseline routes are mounted (BENCH_ROUTES, default off): routes that answer what a
+   * measured route answers through the same pipeline without its work (bench/README.md). Off, they do not exist.
+   */
+  readonly benchRoutes: boolean;
   readonly migrateOnStart: boolean;
   /** The local folder of the `file://` store (also the default when the store is on S3; nothing writes there then). */
   readonly storageDir: string;

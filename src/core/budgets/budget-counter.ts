@@ -40,20 +40,35 @@ interface Entry {
  * process's own. Fixed windows aligned on the epoch, so every instance agrees on a window's key and its reset.
  */
 export class BudgetCounter {
-  private readonly entries = new Map<string, Entry>();
+  /** The current window's entry of each id, per policy: a request's lookup uses the id as it is (no key built). */
+  private readonly current = new Map<BudgetPolicy, Map<string, Entry>>();
+  /** Entries of windows over with hits still to send (or being sent). */
+  private readonly past = new Set<Entry>();
   private queue: Promise<void> = Promise.resolve();
 
   constructor(private readonly store: SharedCounts | null) {}
 
   hit(policy: BudgetPolicy, id: string, nowMs: number): BudgetVerdict {
-    const windowMs = policy.windowSeconds * 1000;
-    const window = Math.floor(nowMs / windowMs);
-    const key = `${policy.name}:${id}`;
-    let entry = this.entries.get(key);
-    if (entry === undefined || entry.window !== window) {
-      if (entry && (entry.pending > 0 || entry.sending > 0)) this.entries.set(`${key}:${entry.window}`, entry);
-      entry = { policy, key, window, windowEndMs: (window + 1) * windowMs, shared: 0, pending: 0, sending: 0 };
-      this.entries.set(key, entry);
+    let ids = this.current.get(policy);
+    if (ids === undefined) {
+      ids = new Map();
+      this.current.set(policy, ids);
+    }
+    let entry = ids.get(id);
+    if (entry === undefined || nowMs >= entry.windowEndMs || nowMs < entry.windowEndMs - policy.windowSeconds * 1000) {
+      const windowMs = policy.windowSeconds * 1000;
+      const window = Math.floor(nowMs / windowMs);
+      if (entry && (entry.pending > 0 || entry.sending > 0)) this.past.add(entry);
+      entry = {
+        policy,
+        key: `${policy.name}:${id}`,
+        window,
+        windowEndMs: (window + 1) * windowMs,
+        shared: 0,
+        pending: 0,
+        sending: 0,
+      };
+      ids.set(id, entry);
     }
     const resetSeconds = Math.max(1, Math.ceil((entry.windowEndMs - nowMs) / 1000));
     const used = entry.shared + entry.pending + entry.sending;
@@ -70,25 +85,31 @@ export class BudgetCounter {
 
   /** Keys held in memory (for tests and metrics): current windows, plus past ones with hits still to send. */
   get size(): number {
-    return this.entries.size;
+    let size = this.past.size;
+    for (const ids of this.current.values()) size += ids.size;
+    return size;
   }
 
   private async reconcileOnce(nowMs: number): Promise<void> {
     const batch: { entry: Entry; count: number }[] = [];
-    for (const [mapKey, entry] of this.entries) {
+    const visit = (entry: Entry, forget: () => void): void => {
       // A window over for longer than its own length is never read again (its shared key has expired too): hits
       // kept for it while the store was down are dropped rather than held forever.
       if (entry.windowEndMs + entry.policy.windowSeconds * 1000 <= nowMs && entry.sending === 0) {
-        this.entries.delete(mapKey);
-        continue;
+        forget();
+        return;
       }
       if (entry.pending > 0 && this.store) {
         batch.push({ entry, count: entry.pending });
         entry.sending += entry.pending;
         entry.pending = 0;
       } else if (entry.windowEndMs <= nowMs && entry.sending === 0) {
-        this.entries.delete(mapKey);
+        forget();
       }
+    };
+    for (const entry of this.past) visit(entry, () => this.past.delete(entry));
+    for (const ids of this.current.values()) {
+      for (const [id, entry] of ids) visit(entry, () => ids.delete(id));
     }
     if (batch.length === 0 || !this.store) return;
     const items = batch.map(({ entry, count }) => ({

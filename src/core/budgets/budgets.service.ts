@@ -99,21 +99,20 @@ export class BudgetsService implements OnModuleInit, OnApplicationShutdown {
   charge(req: AuthenticatedRequest, res: Response): void {
     const credential = req.credential;
     if (credential?.kind === 'session' && credential.sessionId) {
-      this.count('session', credential.sessionId, req, res);
+      this.count(this.policies.session, credential.sessionId, req, res);
     } else if (credential?.tokenId) {
-      this.count('token', credential.tokenId, req, res);
-    } else {
-      this.count('anonymous', anonymousBudgetKey(req), req, res);
+      this.count(this.policies.token, credential.tokenId, req, res);
+    } else if (this.policies.anonymous) {
+      this.count(this.policies.anonymous, anonymousBudgetKey(req), req, res);
     }
   }
 
   /** A request whose credential was refused (401) is an anonymous one: it counts against its address. */
   chargeRefused(req: AuthenticatedRequest, res: Response): void {
-    this.count('anonymous', anonymousBudgetKey(req), req, res);
+    if (this.policies.anonymous) this.count(this.policies.anonymous, anonymousBudgetKey(req), req, res);
   }
 
-  private count(kind: BudgetKind, id: string, req: AuthenticatedRequest, res: Response): void {
-    const policy = this.policies[kind];
+  private count(policy: KindPolicy | null, id: string, req: AuthenticatedRequest, res: Response): void {
     if (!policy) return;
     const verdict = this.counter.hit(policy, id, this.clock.nowMs());
     const state: RateLimitState = {

@@ -1,4 +1,4 @@
-import { addressKey } from '@/core/rate-limit/address-key';
+import { requestAddressKey } from '@/core/rate-limit/address-key';
 import type { Request } from 'express';
 import { accessDecorator } from '@/core/auth/access.decorators';
 
@@ -24,5 +24,5 @@ export const OwnBudget = (): MethodDecorator & ClassDecorator =>
 
 /** The client address of a request (after TRUST_PROXY), as the anonymous budget keys it. */
 export function anonymousBudgetKey(req: Request): string {
-  return addressKey(req.ip);
+  return requestAddressKey(req);
 }

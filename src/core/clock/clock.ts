@@ -6,12 +6,16 @@ import { Injectable } from '@nestjs/common';
  */
 @Injectable()
 export class Clock {
+  /** Whether `now` is this class's own (not a test clock's): then `nowMs` reads the time without a Date. */
+  private readonly real = this.now === Clock.prototype.now;
+
   now(): Date {
     return new Date();
   }
 
+  /** Read on every request (budgets, sessions): no Date allocated unless a subclass moves time. */
   nowMs(): number {
-    return this.now().getTime();
+    return this.real ? Date.now() : this.now().getTime();
   }
 
   nowSeconds(): number {

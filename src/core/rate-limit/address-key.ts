@@ -1,3 +1,5 @@
+import type { Socket } from 'node:net';
+import type { Request } from 'express';
 import ipaddr from 'ipaddr.js';
 
 /** Keys computed lately: every request of a budgeted route asks for its address's key (see addressKey). */
@@ -30,4 +32,19 @@ function parseAddressKey(ip: string): string {
   if (v6.isIPv4MappedAddress()) return v6.toIPv4Address().toString();
   const parts = v6.parts.slice(0, 4).map((part) => part.toString(16));
   return `${parts.join(':')}::/64`;
+}
+
+const SOCKET_KEY = Symbol('addressKey');
+
+/**
+ * The address key of a request's client (`addressKey(req.ip)`). Without `X-Forwarded-For`, `req.ip` is the socket's
+ * peer whatever TRUST_PROXY says, so the key is kept on the socket: the requests of a keep-alive connection skip
+ * Express's `req.ip` (proxy-addr walks the header and the trust function on every read) and the lookup above.
+ */
+export function requestAddressKey(req: Request): string {
+  if (req.headers['x-forwarded-for'] !== undefined) return addressKey(req.ip);
+  const socket = req.socket as (Socket & { [SOCKET_KEY]?: string }) | undefined;
+  const remote = socket?.remoteAddress;
+  if (socket === undefined || remote === undefined) return addressKey(req.ip);
+  return (socket[SOCKET_KEY] ??= addressKey(remote));
 }

@@ -3,7 +3,7 @@ import { Reflector } from '@nestjs/core';
 import type { AuthenticatedRequest } from '@/core/auth/credential';
 import { budgetStateOf } from '@/core/budgets/budgets.service';
 import { RouteMetadata } from '@/core/auth/route-metadata';
-import { addressKey } from './address-key';
+import { requestAddressKey } from './address-key';
 import { RATE_LIMITS, type RateLimitPolicy } from './rate-limit';
 import { rateLimitHeaders, type RateLimitState, RateLimitService } from './rate-limit.service';
 import type { Response } from 'express';
@@ -45,7 +45,7 @@ export class RateLimitGuard implements CanActivate {
 }
 
 function keyOf(policy: RateLimitPolicy, req: AuthenticatedRequest): string | null {
-  if (policy.key === 'ip') return addressKey(req.ip);
+  if (policy.key === 'ip') return requestAddressKey(req);
   if (policy.key === 'account') return req.credential?.userId ?? null;
   return policy.key.from(req);
 }

@@ -1,4 +1,4 @@
-import { Global, Module } from '@nestjs/common';
+import { type DynamicModule, Global, Module } from '@nestjs/common';
 import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { Clock } from '@/core/clock/clock';
@@ -32,7 +32,7 @@ import { LedgerRepository } from './ledger.repository';
 import { StreaksRepository } from './streaks.repository';
 import { StreaksService } from './streaks.service';
 import { XpLedgerService } from './xp-ledger.service';
-import { XpController } from './xp.controller';
+import { LeaderboardBaselineController, XpController } from './xp.controller';
 import { XpService } from './xp.service';
 import { EngagementDigestOfGamification } from './engagement-digest';
 
@@ -77,4 +77,9 @@ import { EngagementDigestOfGamification } from './engagement-digest';
   ],
   exports: [EngagementDigest, ProfileGamification, LeaderboardsService, RewardsService],
 })
-export class GamificationModule {}
+export class GamificationModule {
+  /** With BENCH_ROUTES, also the leaderboard's same-bytes baseline route (bench/README.md); without, nothing more. */
+  static forRoot(config: AppConfig): DynamicModule {
+    return { module: GamificationModule, controllers: config.benchRoutes ? [LeaderboardBaselineController] : [] };
+  }
+}

@@ -9,6 +9,11 @@ export interface ResolvedPeriod extends BoardWindow {
   period: Period;
 }
 
+/** The current week or month of each zone, as computed last: reused while `now` stays inside it. */
+const currentPeriods = new Map<string, { key: string; start: Date; end: Date }>();
+/** Bound of `currentPeriods` (zones in use are few; past it the map starts over). */
+const CURRENT_PERIODS_SIZE = 1_000;
+
 /**
  * The leaderboard's period in the organization's zone (extensions-v2 3.3): the current one, or a past one by key
  * (at most 52 weeks or 24 months back); a future, malformed or too old key is 422.
@@ -23,6 +28,15 @@ export function resolvePeriod(
   if (period === 'all') {
     if (key !== undefined) throw invalid('period_key is not used with period all');
     return { organizationId, period, key: 'all', start: null, end: null };
+  }
+  // The current period (no key: every leaderboard read by default) needs no calendar work while `now` is inside
+  // the one computed last for this zone.
+  const cacheKey = `${period} ${zone}`;
+  if (key === undefined) {
+    const known = currentPeriods.get(cacheKey);
+    if (known && now >= known.start && now < known.end) {
+      return { organizationId, period, key: known.key, start: new Date(known.start), end: new Date(known.end) };
+    }
   }
   const current = period === 'week' ? isoWeekKey(now, zone) : monthKey(now, zone);
   const chosen = key ?? current;
@@ -48,6 +62,10 @@ export function resolvePeriod(
     .toJSDate();
   if (bounds.start < oldest)
     throw invalid(`period_key is more than ${period === 'week' ? '52 weeks' : '24 months'} back`);
+  if (key === undefined) {
+    if (currentPeriods.size >= CURRENT_PERIODS_SIZE) currentPeriods.clear();
+    currentPeriods.set(cacheKey, { key: chosen, start: new Date(bounds.start), end: new Date(bounds.end) });
+  }
   return { organizationId, period, key: chosen, start: bounds.start, end: bounds.end };
 }
 

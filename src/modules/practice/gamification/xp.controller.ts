@@ -1,5 +1,5 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiExcludeController, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import { CurrentMembership, type Membership, OrgScoped } from '@/core/auth/tenancy';
 import { ApiErrors, ApiPageResponse } from '@/core/http/openapi';
 import { type Page, PageQueryDto } from '@/core/http/pagination';
@@ -52,5 +52,35 @@ export class XpController {
   @ApiErrors(403, 404, 422)
   leaderboard(@CurrentMembership() member: Membership, @Query() query: LeaderboardQueryDto): Promise<LeaderboardDto> {
     return this.xp.leaderboard(member, query);
+  }
+}
+
+/**
+ * Benchmarks only, mounted with BENCH_ROUTES (never in a deployment; absent from the OpenAPI description): the
+ * leaderboard's answer through the same route shape, guards, query validation and serialization, without its work.
+ * The first call of each caller and query computes the real answer; later calls answer those same bytes from
+ * memory, so the leaderboard measured against it is measured against the pipeline it shares (bench/README.md,
+ * `node bench/engagement.mjs`).
+ */
+@ApiExcludeController()
+@Controller('organizations/:org_id')
+@OrgScoped()
+export class LeaderboardBaselineController {
+  private readonly answers = new Map<string, LeaderboardDto>();
+
+  constructor(private readonly xp: XpService) {}
+
+  @Get('bench/leaderboard-baseline')
+  async baseline(
+    @CurrentMembership() member: Membership,
+    @Query() query: LeaderboardQueryDto,
+  ): Promise<LeaderboardDto> {
+    const key = `${member.organizationId} ${member.userId} ${JSON.stringify(query)}`;
+    let answer = this.answers.get(key);
+    if (answer === undefined) {
+      answer = await this.xp.leaderboard(member, query);
+      this.answers.set(key, answer);
+    }
+    return answer;
   }
 }
