@@ -132,6 +132,31 @@ function updated<T>(result: unknown): T[] {
 const TOOL_COLUMNS = `id, name, description, client_id, initiate_login_url, redirect_uris, target_link_uri,
   deep_linking_url, jwks_url, public_jwk, scopes, custom, enabled, registered_by, created_by, created_at, updated_at`;
 
+/**
+ * The SELECT of a resource-link launch's state (LtiRepository.resourceLinkState), its parameters from `$first`:
+ * organization, course, lesson, person, tool.
+ */
+function resourceLinkStateSql(first: number): string {
+  const [org, course, lesson, user, tool] = [0, 1, 2, 3, 4].map((i) => first + i);
+  return `SELECT ls.id AS lesson_id, ls.title AS lesson_title, c.id AS course_id, c.slug AS course_slug,
+              c.title AS course_title, to_jsonb(l) AS link, o.name AS organization_name,
+              CASE WHEN m.user_id IS NULL THEN NULL ELSE json_build_object('id', u.id, 'email', u.email,
+                'name', u.name, 'locale', u.locale, 'minor', u.age_bracket = 'under_18', 'role', m.role) END AS person,
+              CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('deployment_id', d.deployment_id,
+                'enabled', d.enabled, 'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
+              x.id AS context_id, li.id AS line_item_id
+       FROM lessons ls
+       JOIN courses c ON c.id = ls.course_id
+       JOIN lti_lesson_links l ON l.lesson_id = ls.id
+       JOIN organizations o ON o.id = $${org}
+       LEFT JOIN memberships m ON ${orgEq(org, 'm')} AND m.user_id = $${user}
+       LEFT JOIN users u ON u.id = m.user_id
+       LEFT JOIN lti_deployments d ON ${orgEq(org, 'd')} AND d.tool_id = $${tool}
+       LEFT JOIN lti_contexts x ON ${orgEq(org, 'x')} AND x.course_id = c.id
+       LEFT JOIN lti_line_items li ON li.context_id = x.id AND li.lesson_id = ls.id
+       WHERE ls.id = $${lesson} AND c.id = $${course} AND ${visibleTo('c', org)}`;
+}
+
 /** Every SQL statement of the LTI area. Tenant data is always read with its organization. */
 @Injectable()
 export class LtiRepository {
@@ -411,27 +436,33 @@ export class LtiRepository {
     userId: string,
     toolId: string,
   ): Promise<ResourceLinkState | null> {
-    const rows: ResourceLinkState[] = await this.dataSource.query(
-      `SELECT ls.id AS lesson_id, ls.title AS lesson_title, c.id AS course_id, c.slug AS course_slug,
-              c.title AS course_title, to_jsonb(l) AS link, o.name AS organization_name,
-              CASE WHEN m.user_id IS NULL THEN NULL ELSE json_build_object('id', u.id, 'email', u.email,
-                'name', u.name, 'locale', u.locale, 'minor', u.age_bracket = 'under_18', 'role', m.role) END AS person,
-              CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('deployment_id', d.deployment_id,
-                'enabled', d.enabled, 'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
-              x.id AS context_id, li.id AS line_item_id
-       FROM lessons ls
-       JOIN courses c ON c.id = ls.course_id
-       JOIN lti_lesson_links l ON l.lesson_id = ls.id
-       JOIN organizations o ON o.id = $1
-       LEFT JOIN memberships m ON ${orgEq(1, 'm')} AND m.user_id = $4
-       LEFT JOIN users u ON u.id = m.user_id
-       LEFT JOIN lti_deployments d ON ${orgEq(1, 'd')} AND d.tool_id = $5
-       LEFT JOIN lti_contexts x ON ${orgEq(1, 'x')} AND x.course_id = c.id
-       LEFT JOIN lti_line_items li ON li.context_id = x.id AND li.lesson_id = ls.id
-       WHERE ls.id = $3 AND c.id = $2 AND ${visibleTo('c', 1)}`,
-      [organizationId, courseId, lessonId, userId, toolId],
-    );
+    const rows: ResourceLinkState[] = await this.dataSource.query(resourceLinkStateSql(1), [
+      organizationId,
+      courseId,
+      lessonId,
+      userId,
+      toolId,
+    ]);
     return rows[0] ?? null;
+  }
+
+  /**
+   * The tool of a `client_id` (null when unknown or deleted) and, in the same statement, the resource-link state of
+   * resourceLinkState for the launch a login hint names (`state` null when the lesson, its link or the course is
+   * gone): the authorization request's reads in one round trip.
+   */
+  async toolWithResourceLinkState(
+    clientId: string,
+    launch: { organizationId: string; courseId: string; lessonId: string; userId: string; toolId: string },
+  ): Promise<{ tool: ToolRow; state: ResourceLinkState | null } | null> {
+    const rows: (ToolRow & { state: ResourceLinkState | null })[] = await this.dataSource.query(
+      `SELECT ${TOOL_COLUMNS}, (SELECT to_jsonb(s) FROM (${resourceLinkStateSql(2)} LIMIT 1) s) AS state
+       FROM lti_tools WHERE client_id::text = $1 AND deleted_at IS NULL`,
+      [clientId, launch.organizationId, launch.courseId, launch.lessonId, launch.userId, launch.toolId],
+    );
+    if (!rows[0]) return null;
+    const { state, ...tool } = rows[0];
+    return { tool, state };
   }
 
   /** A course of the catalog (any status) for the editor's deep linking. */
