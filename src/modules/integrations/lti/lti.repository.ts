@@ -121,6 +121,18 @@ export interface ServiceContextRow extends ContextRow {
   deployment: Pick<DeploymentRow, 'enabled' | 'send_name' | 'send_email'> | null;
 }
 
+/** What a score reads and whether it was stored (LtiRepository.recordScore). */
+export interface ScoreTargetRow extends ServiceContextRow {
+  line_item_id: string | null;
+  lesson_id: string | null;
+  enrolled: boolean;
+  /** the learner's role in the context's organization (null when not a member) */
+  role: OrgRole | null;
+  /** the line item's lesson is already completed by the learner */
+  completed: boolean;
+  stored: boolean;
+}
+
 /** TypeORM answers an UPDATE ... RETURNING as `[rows, count]`; this gives the rows either way. */
 function updated<T>(result: unknown): T[] {
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
@@ -483,16 +495,6 @@ export class LtiRepository {
 
   // People
 
-  /** The member of the organization (null when not a member). */
-  async person(organizationId: string, userId: string): Promise<PersonRow | null> {
-    const rows: PersonRow[] = await this.dataSource.query(
-      `SELECT u.id, u.email, u.name, u.locale, (u.age_bracket = 'under_18') AS minor, m.role
-       FROM memberships m JOIN users u ON u.id = m.user_id WHERE ${orgEq(1, 'm')} AND m.user_id = $2`,
-      [organizationId, userId],
-    );
-    return rows[0] ?? null;
-  }
-
   async user(userId: string): Promise<Omit<PersonRow, 'role'> | null> {
     const rows: Omit<PersonRow, 'role'>[] = await this.dataSource.query(
       `SELECT id, email, name, locale, (age_bracket = 'under_18') AS minor FROM users WHERE id = $1`,
@@ -707,48 +709,6 @@ export class LtiRepository {
     );
   }
 
-  /**
-   * Stores a score when it is newer than the stored one; true when stored. The row is the learner's result on the
-   * line item (one per person).
-   */
-  async upsertResult(r: {
-    lineItemId: string;
-    userId: string;
-    organizationId: string;
-    scoreGiven: number | null;
-    scoreMaximum: number | null;
-    comment: string | null;
-    activityProgress: string;
-    gradingProgress: string;
-    timestamp: Date;
-    now: Date;
-  }): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO lti_results (line_item_id, user_id, organization_id, score_given, score_maximum, comment,
-         activity_progress, grading_progress, timestamp, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (line_item_id, user_id) DO UPDATE SET score_given = EXCLUDED.score_given,
-         score_maximum = EXCLUDED.score_maximum, comment = EXCLUDED.comment,
-         activity_progress = EXCLUDED.activity_progress, grading_progress = EXCLUDED.grading_progress,
-         timestamp = EXCLUDED.timestamp, updated_at = EXCLUDED.updated_at
-       WHERE lti_results.timestamp < EXCLUDED.timestamp
-       RETURNING 1`,
-      [
-        r.lineItemId,
-        r.userId,
-        r.organizationId,
-        r.scoreGiven,
-        r.scoreMaximum,
-        r.comment,
-        r.activityProgress,
-        r.gradingProgress,
-        r.timestamp,
-        r.now,
-      ],
-    );
-    return rows.length > 0;
-  }
-
   async results(
     lineItemId: string,
     filter: { userId?: string; limit: number; offset: number },
@@ -823,32 +783,75 @@ export class LtiRepository {
   }
 
   /**
-   * What a score needs, in one statement: the context with the tool's deployment, the tool's line item there
-   * (null when unknown), and whether the learner is enrolled in the course in the context's organization.
+   * A score in one statement: the context with the tool's deployment, the tool's line item there (null when
+   * unknown), whether the learner is enrolled in the course in the context's organization, their role there and
+   * whether the line item's lesson is already completed; and the score stored (when the deployment is enabled, the
+   * line item known, the learner enrolled, and the score newer than the stored one: `stored`). Without a score
+   * (`score` null: a body that is not valid) nothing is stored and the rest is still read, for the 404s first.
    */
-  async scoreTarget(
+  async recordScore(
     contextId: string,
     toolId: string,
     lineItemId: string,
-    userId: string | null,
-  ): Promise<
-    (ServiceContextRow & { line_item_id: string | null; lesson_id: string | null; enrolled: boolean }) | null
-  > {
-    const rows: (ServiceContextRow & { line_item_id: string | null; lesson_id: string | null; enrolled: boolean })[] =
-      await this.dataSource.query(
-        `${tenancyExempt('lti-service-context')} SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
+    score: {
+      userId: string;
+      scoreGiven: number | null;
+      scoreMaximum: number | null;
+      comment: string | null;
+      activityProgress: string;
+      gradingProgress: string;
+      timestamp: Date;
+      now: Date;
+    } | null,
+  ): Promise<ScoreTargetRow | null> {
+    const rows: ScoreTargetRow[] = await this.dataSource.query(
+      `${tenancyExempt('lti-service-context')} WITH t AS (
+         SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
                 CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('enabled', d.enabled,
                   'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
+                coalesce(d.enabled, false) AS deployment_enabled,
                 li.id AS line_item_id, li.lesson_id,
                 ($4::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM enrollments e
                   WHERE e.organization_id = x.organization_id AND e.user_id = $4::uuid AND e.course_id = x.course_id))
-                  AS enrolled
+                  AS enrolled,
+                (SELECT m.role FROM memberships_read m WHERE m.organization_id = x.organization_id AND m.user_id = $4::uuid)
+                  AS role,
+                (li.lesson_id IS NOT NULL AND EXISTS (SELECT 1 FROM lesson_completions_read lc
+                  WHERE lc.organization_id = x.organization_id AND lc.user_id = $4::uuid AND lc.lesson_id = li.lesson_id))
+                  AS completed
          FROM lti_contexts x JOIN courses c ON c.id = x.course_id
          LEFT JOIN lti_deployments d ON d.organization_id = x.organization_id AND d.tool_id = $2
          LEFT JOIN lti_line_items li ON li.context_id = x.id AND li.tool_id = $2 AND li.id::text = $3
-         WHERE x.id::text = $1`,
-        [contextId, toolId, lineItemId, userId],
-      );
+         WHERE x.id::text = $1),
+       stored AS (
+         INSERT INTO lti_results (line_item_id, user_id, organization_id, score_given, score_maximum, comment,
+           activity_progress, grading_progress, timestamp, updated_at)
+         SELECT t.line_item_id, $4::uuid, t.organization_id, $5::numeric, $6::numeric, $7::text, $8::text, $9::text,
+                $10::timestamptz, $11::timestamptz
+         FROM t WHERE t.deployment_enabled AND t.line_item_id IS NOT NULL AND t.enrolled
+         ON CONFLICT (line_item_id, user_id) DO UPDATE SET score_given = EXCLUDED.score_given,
+           score_maximum = EXCLUDED.score_maximum, comment = EXCLUDED.comment,
+           activity_progress = EXCLUDED.activity_progress, grading_progress = EXCLUDED.grading_progress,
+           timestamp = EXCLUDED.timestamp, updated_at = EXCLUDED.updated_at
+         WHERE lti_results.timestamp < EXCLUDED.timestamp
+         RETURNING 1)
+       SELECT t.id, t.organization_id, t.course_id, t.slug, t.title, t.deployment, t.line_item_id, t.lesson_id,
+              t.enrolled, t.role, t.completed, EXISTS (SELECT 1 FROM stored) AS stored
+       FROM t`,
+      [
+        contextId,
+        toolId,
+        lineItemId,
+        score?.userId ?? null,
+        score?.scoreGiven ?? null,
+        score?.scoreMaximum ?? null,
+        score?.comment ?? null,
+        score?.activityProgress ?? null,
+        score?.gradingProgress ?? null,
+        score?.timestamp ?? null,
+        score?.now ?? null,
+      ],
+    );
     return rows[0] ?? null;
   }
 
