@@ -14,7 +14,7 @@ import {
   type ServiceContextRow,
 } from './lti.repository';
 import { LtiServiceError } from './lti-service-errors';
-import type { ServiceAccess } from './lti-token.service';
+import { type ScoreAccess, type ServiceAccess, LtiTokenService } from './lti-token.service';
 
 const ACTIVITY = ['Initialized', 'Started', 'InProgress', 'Submitted', 'Completed'];
 const GRADING = ['FullyGraded', 'Pending', 'PendingManual', 'Failed', 'NotReady'];
@@ -44,6 +44,7 @@ export class LtiAdvantageService {
     private readonly repo: LtiRepository,
     private readonly clock: Clock,
     private readonly progress: ProgressService,
+    private readonly tokens: LtiTokenService,
   ) {}
 
   async lineItems(access: ServiceAccess, contextId: string, query: Record<string, unknown>): Promise<Paged<object[]>> {
@@ -103,7 +104,7 @@ export class LtiAdvantageService {
     await this.repo.deleteLineItem((await this.item(access, context, id)).id);
   }
 
-  async score(access: ServiceAccess, contextId: string, id: string, body: unknown): Promise<void> {
+  async score(access: ScoreAccess, contextId: string, id: string, body: unknown): Promise<void> {
     need(access, [LTI_SCOPE.score]);
     // The body is checked first so that one statement reads the context, the deployment, the line item, the
     // enrollment and the completion, and stores the score when all of them allow it; its errors still come after the
@@ -115,14 +116,13 @@ export class LtiAdvantageService {
     } catch (err) {
       invalid = err;
     }
-    const target = isUuid(contextId)
-      ? await this.repo.recordScore(
-          contextId.toLowerCase(),
-          access.tool.id,
-          id.toLowerCase(),
-          s ? { ...s, now: this.clock.now() } : null,
-        )
-      : null;
+    const target = await this.repo.recordScore(
+      { tokenHash: access.tokenHash, toolId: access.toolId, now: this.clock.now() },
+      contextId.toLowerCase(),
+      id.toLowerCase(),
+      s,
+    );
+    if (!target?.token_ok) throw this.tokens.tokenRefused(access.tokenHash);
     if (!target || !target.deployment?.enabled) throw new LtiServiceError(404, 'not_found', 'Unknown context.');
     if (!target.line_item_id) throw new LtiServiceError(404, 'not_found', 'Unknown line item.');
     if (!s) throw invalid;
@@ -289,7 +289,7 @@ export class LtiAdvantageService {
   }
 }
 
-function need(access: ServiceAccess, anyOf: string[]): void {
+function need(access: Pick<ServiceAccess, 'scopes'>, anyOf: string[]): void {
   if (!anyOf.some((s) => access.scopes.includes(s))) {
     throw new LtiServiceError(403, 'insufficient_scope', `This needs one of the scopes: ${anyOf.join(' ')}.`);
   }

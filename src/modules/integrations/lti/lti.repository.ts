@@ -121,8 +121,13 @@ export interface ServiceContextRow extends ContextRow {
   deployment: Pick<DeploymentRow, 'enabled' | 'send_name' | 'send_email'> | null;
 }
 
-/** What a score reads and whether it was stored (LtiRepository.recordScore). */
+/**
+ * What a score reads and whether it was stored (LtiRepository.recordScore); the context's fields are null when the
+ * context is unknown.
+ */
 export interface ScoreTargetRow extends ServiceContextRow {
+  /** the service token is live and its tool enabled */
+  token_ok: boolean;
   line_item_id: string | null;
   lesson_id: string | null;
   enrolled: boolean;
@@ -783,15 +788,17 @@ export class LtiRepository {
   }
 
   /**
-   * A score in one statement: the context with the tool's deployment, the tool's line item there (null when
-   * unknown), whether the learner is enrolled in the course in the context's organization, their role there and
-   * whether the line item's lesson is already completed; and the score stored (when the deployment is enabled, the
-   * line item known, the learner enrolled, and the score newer than the stored one: `stored`). Without a score
-   * (`score` null: a body that is not valid) nothing is stored and the rest is still read, for the 404s first.
+   * A score in one statement: whether the service token is still live (not expired, its tool enabled and not
+   * deleted: `token_ok`); the context with the tool's deployment, the tool's line item there (null when unknown),
+   * whether the learner is enrolled in the course in the context's organization, their role there and whether the
+   * line item's lesson is already completed (all null when the context is unknown); and the score stored (when the
+   * token is live, the deployment enabled, the line item known, the learner enrolled, and the score newer than the
+   * stored one: `stored`). Without a score (`score` null: a body that is not valid) nothing is stored and the rest is
+   * still read, for the 401 and 404s first.
    */
   async recordScore(
+    access: { tokenHash: string; toolId: string; now: Date },
     contextId: string,
-    toolId: string,
     lineItemId: string,
     score: {
       userId: string;
@@ -801,11 +808,13 @@ export class LtiRepository {
       activityProgress: string;
       gradingProgress: string;
       timestamp: Date;
-      now: Date;
     } | null,
   ): Promise<ScoreTargetRow | null> {
     const rows: ScoreTargetRow[] = await this.dataSource.query(
-      `${tenancyExempt('lti-service-context')} WITH t AS (
+      `${tenancyExempt('lti-service-context')} WITH tok AS (
+         SELECT 1 FROM lti_access_tokens a JOIN lti_tools tl ON tl.id = a.tool_id AND tl.deleted_at IS NULL AND tl.enabled
+         WHERE a.token_hash = $12 AND a.tool_id = $2 AND a.expires_at > $11),
+       t AS (
          SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
                 CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('enabled', d.enabled,
                   'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
@@ -828,19 +837,20 @@ export class LtiRepository {
            activity_progress, grading_progress, timestamp, updated_at)
          SELECT t.line_item_id, $4::uuid, t.organization_id, $5::numeric, $6::numeric, $7::text, $8::text, $9::text,
                 $10::timestamptz, $11::timestamptz
-         FROM t WHERE t.deployment_enabled AND t.line_item_id IS NOT NULL AND t.enrolled
+         FROM t WHERE t.deployment_enabled AND t.line_item_id IS NOT NULL AND t.enrolled AND EXISTS (SELECT 1 FROM tok)
          ON CONFLICT (line_item_id, user_id) DO UPDATE SET score_given = EXCLUDED.score_given,
            score_maximum = EXCLUDED.score_maximum, comment = EXCLUDED.comment,
            activity_progress = EXCLUDED.activity_progress, grading_progress = EXCLUDED.grading_progress,
            timestamp = EXCLUDED.timestamp, updated_at = EXCLUDED.updated_at
          WHERE lti_results.timestamp < EXCLUDED.timestamp
          RETURNING 1)
-       SELECT t.id, t.organization_id, t.course_id, t.slug, t.title, t.deployment, t.line_item_id, t.lesson_id,
-              t.enrolled, t.role, t.completed, EXISTS (SELECT 1 FROM stored) AS stored
-       FROM t`,
+       SELECT EXISTS (SELECT 1 FROM tok) AS token_ok, t.id, t.organization_id, t.course_id, t.slug, t.title,
+              t.deployment, t.line_item_id, t.lesson_id, t.enrolled, t.role, t.completed,
+              EXISTS (SELECT 1 FROM stored) AS stored
+       FROM (SELECT 1) one LEFT JOIN t ON true`,
       [
         contextId,
-        toolId,
+        access.toolId,
         lineItemId,
         score?.userId ?? null,
         score?.scoreGiven ?? null,
@@ -849,7 +859,8 @@ export class LtiRepository {
         score?.activityProgress ?? null,
         score?.gradingProgress ?? null,
         score?.timestamp ?? null,
-        score?.now ?? null,
+        access.now,
+        access.tokenHash,
       ],
     );
     return rows[0] ?? null;
