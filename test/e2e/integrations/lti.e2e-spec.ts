@@ -676,6 +676,35 @@ describe('LTI 1.3 platform', () => {
       expect(anon.body.error).toBe('invalid_token');
     });
 
+    it('a token whose tool is disabled after it was used is refused at the next score (401), as before its first', async () => {
+      const ok = await tokenRequest({ client_assertion: await assertion() }).expect(200);
+      const lineItem = (tool.launches[tool.launches.length - 1].platformContext.endpoint as { lineitem: string })
+        .lineitem;
+      const score = () =>
+        t
+          .client()
+          .post(`${new URL(lineItem).pathname}/scores`)
+          .set('Authorization', `Bearer ${ok.body.access_token}`)
+          .set('Content-Type', 'application/vnd.ims.lis.v1.score+json')
+          .send(
+            JSON.stringify({
+              userId: learner.user.id,
+              activityProgress: 'Completed',
+              gradingProgress: 'FullyGraded',
+              timestamp: new Date().toISOString(),
+            }),
+          );
+      expect((await score().expect(404)).body.error).toBe('not_found'); // the token is good (no deployment here)
+      await admin.agent.patch(`/api/v1/admin/lti/tools/${keyTool.id}`).send({ enabled: false }).expect(200);
+      try {
+        expect((await score().expect(401)).body.error).toBe('invalid_token');
+        expect((await score().expect(401)).body.error).toBe('invalid_token');
+      } finally {
+        await admin.agent.patch(`/api/v1/admin/lti/tools/${keyTool.id}`).send({ enabled: true }).expect(200);
+      }
+      expect((await score().expect(404)).body.error).toBe('not_found');
+    });
+
     it('AGS and NRPS calls count against the tool’s own limit: the last allowed answers, one past is 429', async () => {
       const limits = t.app.get(RateLimitService);
       const budget = ltiServiceBudget(t.config.lti.servicePerMinute);

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { Clock } from '@/core/clock/clock';
+import type { OrgRole } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
 import { isUuid } from '@/core/http/uuid';
 import { ProgressService } from '@/modules/learning/progress';
@@ -13,7 +14,7 @@ import {
   type ServiceContextRow,
 } from './lti.repository';
 import { LtiServiceError } from './lti-service-errors';
-import type { ServiceAccess } from './lti-token.service';
+import { type ScoreAccess, type ServiceAccess, LtiTokenService } from './lti-token.service';
 
 const ACTIVITY = ['Initialized', 'Started', 'InProgress', 'Submitted', 'Completed'];
 const GRADING = ['FullyGraded', 'Pending', 'PendingManual', 'Failed', 'NotReady'];
@@ -43,6 +44,7 @@ export class LtiAdvantageService {
     private readonly repo: LtiRepository,
     private readonly clock: Clock,
     private readonly progress: ProgressService,
+    private readonly tokens: LtiTokenService,
   ) {}
 
   async lineItems(access: ServiceAccess, contextId: string, query: Record<string, unknown>): Promise<Paged<object[]>> {
@@ -102,10 +104,11 @@ export class LtiAdvantageService {
     await this.repo.deleteLineItem((await this.item(access, context, id)).id);
   }
 
-  async score(access: ServiceAccess, contextId: string, id: string, body: unknown): Promise<void> {
+  async score(access: ScoreAccess, contextId: string, id: string, body: unknown): Promise<void> {
     need(access, [LTI_SCOPE.score]);
-    // The body is checked first so that one statement reads the context, the deployment, the line item and the
-    // enrollment; its errors still come after the 404s, as before.
+    // The body is checked first so that one statement reads the context, the deployment, the line item, the
+    // enrollment and the completion, and stores the score when all of them allow it; its errors still come after the
+    // 404s, as before (an invalid body stores nothing).
     let s: ReturnType<typeof scoreValues> | null = null;
     let invalid: unknown = null;
     try {
@@ -113,31 +116,24 @@ export class LtiAdvantageService {
     } catch (err) {
       invalid = err;
     }
-    const target = isUuid(contextId)
-      ? await this.repo.scoreTarget(contextId.toLowerCase(), access.tool.id, id.toLowerCase(), s?.userId ?? null)
-      : null;
+    const target = await this.repo.recordScore(
+      { tokenHash: access.tokenHash, toolId: access.toolId, now: this.clock.now() },
+      contextId.toLowerCase(),
+      id.toLowerCase(),
+      s,
+    );
+    if (!target?.token_ok) throw this.tokens.tokenRefused(access.tokenHash);
     if (!target || !target.deployment?.enabled) throw new LtiServiceError(404, 'not_found', 'Unknown context.');
     if (!target.line_item_id) throw new LtiServiceError(404, 'not_found', 'Unknown line item.');
     if (!s) throw invalid;
     if (!target.enrolled) {
       throw new LtiServiceError(422, 'invalid_request', 'userId is not enrolled in the course in this organization.');
     }
-    const stored = await this.repo.upsertResult({
-      lineItemId: target.line_item_id,
-      userId: s.userId,
-      organizationId: target.organization_id,
-      scoreGiven: s.scoreGiven,
-      scoreMaximum: s.scoreMaximum,
-      comment: s.comment,
-      activityProgress: s.activityProgress,
-      gradingProgress: s.gradingProgress,
-      timestamp: s.timestamp,
-      now: this.clock.now(),
-    });
     const completes =
       s.gradingProgress === 'FullyGraded' && (s.activityProgress === 'Completed' || s.activityProgress === 'Submitted');
-    if (stored && completes && target.lesson_id) {
-      await this.complete(target, s.userId, target.lesson_id);
+    // Already completed (the common case of a tool re-posting scores): nothing to apply, and no lock taken.
+    if (target.stored && completes && target.lesson_id && !target.completed && target.role) {
+      await this.complete(target, { userId: s.userId, role: target.role }, target.lesson_id);
     }
   }
 
@@ -218,12 +214,12 @@ export class LtiAdvantageService {
     };
   }
 
-  private async complete(context: ContextRow, userId: string, lessonId: string): Promise<void> {
-    // Already completed (the common case of a tool re-posting scores): nothing to apply, and no lock taken.
-    if ((await this.progress.completedLessonIds(context.organization_id, userId, context.course_id)).has(lessonId))
-      return;
-    const person = await this.repo.person(context.organization_id, userId);
-    if (!person) return;
+  private async complete(
+    context: ContextRow,
+    person: { userId: string; role: OrgRole },
+    lessonId: string,
+  ): Promise<void> {
+    const userId = person.userId;
     try {
       await this.progress.completeLesson(
         { organizationId: context.organization_id, userId, role: person.role },
@@ -293,7 +289,7 @@ export class LtiAdvantageService {
   }
 }
 
-function need(access: ServiceAccess, anyOf: string[]): void {
+function need(access: Pick<ServiceAccess, 'scopes'>, anyOf: string[]): void {
   if (!anyOf.some((s) => access.scopes.includes(s))) {
     throw new LtiServiceError(403, 'insufficient_scope', `This needs one of the scopes: ${anyOf.join(' ')}.`);
   }

@@ -18,7 +18,7 @@ import {
   DEEP_LINKING_DATA_TTL,
 } from './lti-constants';
 import { LtiKeysService } from './lti-keys.service';
-import { LtiRepository, type ToolRow } from './lti.repository';
+import { LtiRepository, type ResourceLinkState, type ToolRow } from './lti.repository';
 
 /** What the login hint binds: the person, the session, the tool and what is launched. */
 interface LoginHint {
@@ -142,7 +142,24 @@ export class LtiLaunchService {
     params: AuthorizeParams,
     session: { userId: string; sessionId: string } | null,
   ): Promise<AuthorizeAnswer> {
-    const tool = params.client_id ? await this.repo.toolByClientId(params.client_id) : null;
+    // A resource-link launch's hint names what its id_token needs: read with the tool, in one statement (used only
+    // once every check below passed, as before).
+    const hint = params.login_hint ? this.verifyHint(params.login_hint) : null;
+    let prefetched: ResourceLinkState | null | undefined;
+    let tool: ToolRow | null = null;
+    if (params.client_id && hint?.m === 'LtiResourceLinkRequest' && hint.o && hint.l) {
+      const found = await this.repo.toolWithResourceLinkState(params.client_id, {
+        organizationId: hint.o,
+        courseId: hint.c,
+        lessonId: hint.l,
+        userId: hint.u,
+        toolId: hint.t,
+      });
+      tool = found?.tool ?? null;
+      prefetched = found?.state;
+    } else if (params.client_id) {
+      tool = await this.repo.toolByClientId(params.client_id);
+    }
     if (!tool) throw new AuthorizeRefusal('Unknown client_id.');
     if (!params.redirect_uri || !tool.redirect_uris.includes(params.redirect_uri)) {
       throw new AuthorizeRefusal('The redirect_uri is not registered for this tool.');
@@ -150,7 +167,7 @@ export class LtiLaunchService {
     const redirectUri = params.redirect_uri;
     const state = params.state;
     try {
-      const fields = await this.idTokenFields(tool, params, session);
+      const fields = await this.idTokenFields(tool, params, session, hint, prefetched);
       return { redirectUri, fields: { ...fields, ...(state !== undefined ? { state } : {}) } };
     } catch (err) {
       if (err instanceof AuthorizeFailure) {
@@ -171,6 +188,8 @@ export class LtiLaunchService {
     tool: ToolRow,
     p: AuthorizeParams,
     session: { userId: string; sessionId: string } | null,
+    verifiedHint: LoginHint | null,
+    prefetched: ResourceLinkState | null | undefined,
   ): Promise<{ id_token: string }> {
     if (p.scope?.split(' ').includes('openid') !== true)
       throw new AuthorizeFailure('invalid_request', 'scope must include openid.');
@@ -182,7 +201,7 @@ export class LtiLaunchService {
       throw new AuthorizeFailure('invalid_request', 'prompt must be none.');
     if (!p.nonce) throw new AuthorizeFailure('invalid_request', 'nonce is required.');
     if (!p.login_hint) throw new AuthorizeFailure('invalid_request', 'login_hint is required.');
-    const hint = this.verifyHint(p.login_hint);
+    const hint = verifiedHint;
     if (!hint) throw new AuthorizeFailure('invalid_request', 'The login_hint is invalid or expired.');
     if (hint.t !== tool.id)
       throw new AuthorizeFailure('unauthorized_client', 'The login_hint was issued to another tool.');
@@ -192,7 +211,7 @@ export class LtiLaunchService {
     if (!tool.enabled) throw new AuthorizeFailure('access_denied', 'The tool is disabled.');
     const claims =
       hint.m === 'LtiResourceLinkRequest'
-        ? await this.resourceLinkClaims(tool, hint)
+        ? await this.resourceLinkClaims(tool, hint, prefetched)
         : await this.deepLinkingClaims(tool, hint);
     // The nonce is used, and the launch recorded, in one statement once every check passed; then the signature.
     const now = this.clock.now();
@@ -215,10 +234,18 @@ export class LtiLaunchService {
     return { id_token: idToken };
   }
 
-  private async resourceLinkClaims(tool: ToolRow, hint: LoginHint): Promise<Record<string, unknown>> {
+  /** `prefetched`: the state read with the tool (for this hint and tool); undefined when not read yet. */
+  private async resourceLinkClaims(
+    tool: ToolRow,
+    hint: LoginHint,
+    prefetched: ResourceLinkState | null | undefined,
+  ): Promise<Record<string, unknown>> {
     const organizationId = hint.o as string;
     const lessonId = hint.l as string;
-    const state = await this.repo.resourceLinkState(organizationId, hint.c, lessonId, hint.u, tool.id);
+    const state =
+      prefetched !== undefined
+        ? prefetched
+        : await this.repo.resourceLinkState(organizationId, hint.c, lessonId, hint.u, tool.id);
     const person = state?.person;
     if (!state || !person) throw new AuthorizeFailure('access_denied', 'The lesson or the membership is gone.');
     const target = state;
@@ -361,12 +388,15 @@ export class LtiLaunchService {
     deploymentId: string,
   ): string {
     const url = new URL(tool.initiate_login_url);
-    url.searchParams.set('iss', this.config.baseUrl);
-    url.searchParams.set('login_hint', hint);
-    url.searchParams.set('lti_message_hint', messageHint);
-    url.searchParams.set('target_link_uri', targetLinkUri);
-    url.searchParams.set('client_id', tool.client_id);
-    url.searchParams.set('lti_deployment_id', deploymentId);
+    // One serialization of the query (each `url.searchParams.set` would write the URL's query again).
+    const query = new URLSearchParams(url.search);
+    query.set('iss', this.config.baseUrl);
+    query.set('login_hint', hint);
+    query.set('lti_message_hint', messageHint);
+    query.set('target_link_uri', targetLinkUri);
+    query.set('client_id', tool.client_id);
+    query.set('lti_deployment_id', deploymentId);
+    url.search = query.toString();
     return url.toString();
   }
 

@@ -9,6 +9,7 @@ import { ApiErrors } from '@/core/http/openapi';
 import { UuidPipe } from '@/core/http/uuid';
 import { DeepLinkingQueryDto, LtiDeploymentDto, LtiDeploymentListDto, UpdateLtiDeploymentDto } from './dto/lti.dto';
 import { LtiEnabledGuard } from './lti-enabled.guard';
+import { sendRedirect } from './lti-html';
 import { LtiLaunchService } from './lti-launch.service';
 import { LtiToolsService } from './lti-tools.service';
 
@@ -91,7 +92,7 @@ export class LtiLaunchController {
     if (credential.kind !== 'session' || !credential.sessionId) {
       throw ApiError.forbidden('Launch from the web app (a browser session).');
     }
-    res.redirect(302, await this.launch.launchUrl(membership, credential.sessionId, courseId, lessonId));
+    sendRedirect(res, 302, await this.launch.launchUrl(membership, credential.sessionId, courseId, lessonId));
   }
 }
 

@@ -22,11 +22,28 @@ export interface ServiceAccess {
 }
 
 /**
+ * A score's access: the token's tool and scopes as last read, and the token's hash, which the score's own statement
+ * checks again (live, its tool enabled and not deleted) before it stores anything.
+ */
+export interface ScoreAccess {
+  toolId: string;
+  scopes: string[];
+  tokenHash: string;
+}
+
+/** How long a token's tool and scopes (fixed for its life) are kept for the scores' rate limit and scope check. */
+const KNOWN_TOKEN_MS = 60_000;
+const KNOWN_TOKENS_MAX = 10_000;
+
+/**
  * The platform's OAuth 2.0 token endpoint for tools (extensions-v3 1.5): client_credentials with a signed client
  * assertion (RFC 7523) verified with the tool's key, and the bearer tokens AGS and NRPS accept.
  */
 @Injectable()
 export class LtiTokenService {
+  /** Tokens seen lately (by hash): their tool and scopes, for `scoreAccess`. */
+  private readonly known = new Map<string, { toolId: string; scopes: string[]; until: number }>();
+
   /** Each tool's JWKS, cached 5 minutes and fetched again on an unknown `kid` (jose's remote key set). */
   private readonly remoteKeys = new Map<string, { url: string; keys: JWTVerifyGetKey }>();
 
@@ -103,23 +120,51 @@ export class LtiTokenService {
 
   /** The tool and scopes of a bearer token (401 `invalid_token` otherwise). */
   async access(authorization: string | undefined): Promise<ServiceAccess> {
-    const m = /^Bearer ([A-Za-z0-9_-]{20,200})$/.exec(authorization ?? '');
-    if (!m) throw new LtiServiceError(401, 'invalid_token', 'A bearer token from the LTI token endpoint is required.');
     // The token and its tool (enabled, not deleted) in one statement.
-    const row = await this.repo.serviceAccess(this.crypto.sha256(m[1]), this.clock.now());
-    if (!row) throw new LtiServiceError(401, 'invalid_token', 'The token is invalid or expired.');
+    const row = await this.repo.serviceAccess(this.crypto.sha256(bearer(authorization)), this.clock.now());
+    if (!row) throw invalidToken();
     const { tool } = row;
-    if (this.serviceBudget) {
-      try {
-        await this.limits.consume(this.serviceBudget, tool.id);
-      } catch (err) {
-        if (err instanceof ApiError && err.status === 429) {
-          throw new LtiServiceError(429, 'rate_limited', 'Too many service requests for this tool.', err.headers ?? {});
-        }
-        throw err;
-      }
-    }
+    await this.consumeServiceBudget(tool.id);
     return { tool, scopes: row.scopes };
+  }
+
+  /**
+   * The access of a score (AGS scores, the hot path of a tool): as `access`, but a token seen in the last minute is
+   * not read again here, since the score's statement checks it (LtiRepository.recordScore; `tokenRefused` then).
+   */
+  async scoreAccess(authorization: string | undefined): Promise<ScoreAccess> {
+    const tokenHash = this.crypto.sha256(bearer(authorization));
+    const nowMs = this.clock.nowMs();
+    let known = this.known.get(tokenHash);
+    if (!known || known.until <= nowMs || known.until > nowMs + KNOWN_TOKEN_MS) {
+      this.known.delete(tokenHash);
+      const row = await this.repo.serviceAccess(tokenHash, this.clock.now());
+      if (!row) throw invalidToken();
+      known = { toolId: row.tool.id, scopes: row.scopes, until: nowMs + KNOWN_TOKEN_MS };
+      this.known.set(tokenHash, known);
+      if (this.known.size > KNOWN_TOKENS_MAX) this.known.delete(this.known.keys().next().value as string);
+    }
+    await this.consumeServiceBudget(known.toolId);
+    return { toolId: known.toolId, scopes: known.scopes, tokenHash };
+  }
+
+  /** The score's statement found the token no longer valid: forgotten here, 401 `invalid_token`. */
+  tokenRefused(tokenHash: string): LtiServiceError {
+    this.known.delete(tokenHash);
+    return invalidToken();
+  }
+
+  /** 60 service requests per minute per tool (429 in the standard's form). */
+  private async consumeServiceBudget(toolId: string): Promise<void> {
+    if (!this.serviceBudget) return;
+    try {
+      await this.limits.consume(this.serviceBudget, toolId);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 429) {
+        throw new LtiServiceError(429, 'rate_limited', 'Too many service requests for this tool.', err.headers ?? {});
+      }
+      throw err;
+    }
   }
 
   /** Verifies a JWT the tool signed (client assertion, deep-linking response) with the tool's key. */
@@ -167,4 +212,15 @@ export class LtiTokenService {
     this.remoteKeys.set(tool.id, { url, keys });
     return keys;
   }
+}
+
+/** The bearer token of an Authorization header (401 `invalid_token` without one). */
+function bearer(authorization: string | undefined): string {
+  const m = /^Bearer ([A-Za-z0-9_-]{20,200})$/.exec(authorization ?? '');
+  if (!m) throw new LtiServiceError(401, 'invalid_token', 'A bearer token from the LTI token endpoint is required.');
+  return m[1];
+}
+
+function invalidToken(): LtiServiceError {
+  return new LtiServiceError(401, 'invalid_token', 'The token is invalid or expired.');
 }

@@ -121,6 +121,23 @@ export interface ServiceContextRow extends ContextRow {
   deployment: Pick<DeploymentRow, 'enabled' | 'send_name' | 'send_email'> | null;
 }
 
+/**
+ * What a score reads and whether it was stored (LtiRepository.recordScore); the context's fields are null when the
+ * context is unknown.
+ */
+export interface ScoreTargetRow extends ServiceContextRow {
+  /** the service token is live and its tool enabled */
+  token_ok: boolean;
+  line_item_id: string | null;
+  lesson_id: string | null;
+  enrolled: boolean;
+  /** the learner's role in the context's organization (null when not a member) */
+  role: OrgRole | null;
+  /** the line item's lesson is already completed by the learner */
+  completed: boolean;
+  stored: boolean;
+}
+
 /** TypeORM answers an UPDATE ... RETURNING as `[rows, count]`; this gives the rows either way. */
 function updated<T>(result: unknown): T[] {
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') {
@@ -131,6 +148,31 @@ function updated<T>(result: unknown): T[] {
 
 const TOOL_COLUMNS = `id, name, description, client_id, initiate_login_url, redirect_uris, target_link_uri,
   deep_linking_url, jwks_url, public_jwk, scopes, custom, enabled, registered_by, created_by, created_at, updated_at`;
+
+/**
+ * The SELECT of a resource-link launch's state (LtiRepository.resourceLinkState), its parameters from `$first`:
+ * organization, course, lesson, person, tool.
+ */
+function resourceLinkStateSql(first: number): string {
+  const [org, course, lesson, user, tool] = [0, 1, 2, 3, 4].map((i) => first + i);
+  return `SELECT ls.id AS lesson_id, ls.title AS lesson_title, c.id AS course_id, c.slug AS course_slug,
+              c.title AS course_title, to_jsonb(l) AS link, o.name AS organization_name,
+              CASE WHEN m.user_id IS NULL THEN NULL ELSE json_build_object('id', u.id, 'email', u.email,
+                'name', u.name, 'locale', u.locale, 'minor', u.age_bracket = 'under_18', 'role', m.role) END AS person,
+              CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('deployment_id', d.deployment_id,
+                'enabled', d.enabled, 'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
+              x.id AS context_id, li.id AS line_item_id
+       FROM lessons ls
+       JOIN courses c ON c.id = ls.course_id
+       JOIN lti_lesson_links l ON l.lesson_id = ls.id
+       JOIN organizations o ON o.id = $${org}
+       LEFT JOIN memberships m ON ${orgEq(org, 'm')} AND m.user_id = $${user}
+       LEFT JOIN users u ON u.id = m.user_id
+       LEFT JOIN lti_deployments d ON ${orgEq(org, 'd')} AND d.tool_id = $${tool}
+       LEFT JOIN lti_contexts x ON ${orgEq(org, 'x')} AND x.course_id = c.id
+       LEFT JOIN lti_line_items li ON li.context_id = x.id AND li.lesson_id = ls.id
+       WHERE ls.id = $${lesson} AND c.id = $${course} AND ${visibleTo('c', org)}`;
+}
 
 /** Every SQL statement of the LTI area. Tenant data is always read with its organization. */
 @Injectable()
@@ -411,27 +453,33 @@ export class LtiRepository {
     userId: string,
     toolId: string,
   ): Promise<ResourceLinkState | null> {
-    const rows: ResourceLinkState[] = await this.dataSource.query(
-      `SELECT ls.id AS lesson_id, ls.title AS lesson_title, c.id AS course_id, c.slug AS course_slug,
-              c.title AS course_title, to_jsonb(l) AS link, o.name AS organization_name,
-              CASE WHEN m.user_id IS NULL THEN NULL ELSE json_build_object('id', u.id, 'email', u.email,
-                'name', u.name, 'locale', u.locale, 'minor', u.age_bracket = 'under_18', 'role', m.role) END AS person,
-              CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('deployment_id', d.deployment_id,
-                'enabled', d.enabled, 'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
-              x.id AS context_id, li.id AS line_item_id
-       FROM lessons ls
-       JOIN courses c ON c.id = ls.course_id
-       JOIN lti_lesson_links l ON l.lesson_id = ls.id
-       JOIN organizations o ON o.id = $1
-       LEFT JOIN memberships m ON ${orgEq(1, 'm')} AND m.user_id = $4
-       LEFT JOIN users u ON u.id = m.user_id
-       LEFT JOIN lti_deployments d ON ${orgEq(1, 'd')} AND d.tool_id = $5
-       LEFT JOIN lti_contexts x ON ${orgEq(1, 'x')} AND x.course_id = c.id
-       LEFT JOIN lti_line_items li ON li.context_id = x.id AND li.lesson_id = ls.id
-       WHERE ls.id = $3 AND c.id = $2 AND ${visibleTo('c', 1)}`,
-      [organizationId, courseId, lessonId, userId, toolId],
-    );
+    const rows: ResourceLinkState[] = await this.dataSource.query(resourceLinkStateSql(1), [
+      organizationId,
+      courseId,
+      lessonId,
+      userId,
+      toolId,
+    ]);
     return rows[0] ?? null;
+  }
+
+  /**
+   * The tool of a `client_id` (null when unknown or deleted) and, in the same statement, the resource-link state of
+   * resourceLinkState for the launch a login hint names (`state` null when the lesson, its link or the course is
+   * gone): the authorization request's reads in one round trip.
+   */
+  async toolWithResourceLinkState(
+    clientId: string,
+    launch: { organizationId: string; courseId: string; lessonId: string; userId: string; toolId: string },
+  ): Promise<{ tool: ToolRow; state: ResourceLinkState | null } | null> {
+    const rows: (ToolRow & { state: ResourceLinkState | null })[] = await this.dataSource.query(
+      `SELECT ${TOOL_COLUMNS}, (SELECT to_jsonb(s) FROM (${resourceLinkStateSql(2)} LIMIT 1) s) AS state
+       FROM lti_tools WHERE client_id::text = $1 AND deleted_at IS NULL`,
+      [clientId, launch.organizationId, launch.courseId, launch.lessonId, launch.userId, launch.toolId],
+    );
+    if (!rows[0]) return null;
+    const { state, ...tool } = rows[0];
+    return { tool, state };
   }
 
   /** A course of the catalog (any status) for the editor's deep linking. */
@@ -451,16 +499,6 @@ export class LtiRepository {
   }
 
   // People
-
-  /** The member of the organization (null when not a member). */
-  async person(organizationId: string, userId: string): Promise<PersonRow | null> {
-    const rows: PersonRow[] = await this.dataSource.query(
-      `SELECT u.id, u.email, u.name, u.locale, (u.age_bracket = 'under_18') AS minor, m.role
-       FROM memberships m JOIN users u ON u.id = m.user_id WHERE ${orgEq(1, 'm')} AND m.user_id = $2`,
-      [organizationId, userId],
-    );
-    return rows[0] ?? null;
-  }
 
   async user(userId: string): Promise<Omit<PersonRow, 'role'> | null> {
     const rows: Omit<PersonRow, 'role'>[] = await this.dataSource.query(
@@ -676,48 +714,6 @@ export class LtiRepository {
     );
   }
 
-  /**
-   * Stores a score when it is newer than the stored one; true when stored. The row is the learner's result on the
-   * line item (one per person).
-   */
-  async upsertResult(r: {
-    lineItemId: string;
-    userId: string;
-    organizationId: string;
-    scoreGiven: number | null;
-    scoreMaximum: number | null;
-    comment: string | null;
-    activityProgress: string;
-    gradingProgress: string;
-    timestamp: Date;
-    now: Date;
-  }): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO lti_results (line_item_id, user_id, organization_id, score_given, score_maximum, comment,
-         activity_progress, grading_progress, timestamp, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (line_item_id, user_id) DO UPDATE SET score_given = EXCLUDED.score_given,
-         score_maximum = EXCLUDED.score_maximum, comment = EXCLUDED.comment,
-         activity_progress = EXCLUDED.activity_progress, grading_progress = EXCLUDED.grading_progress,
-         timestamp = EXCLUDED.timestamp, updated_at = EXCLUDED.updated_at
-       WHERE lti_results.timestamp < EXCLUDED.timestamp
-       RETURNING 1`,
-      [
-        r.lineItemId,
-        r.userId,
-        r.organizationId,
-        r.scoreGiven,
-        r.scoreMaximum,
-        r.comment,
-        r.activityProgress,
-        r.gradingProgress,
-        r.timestamp,
-        r.now,
-      ],
-    );
-    return rows.length > 0;
-  }
-
   async results(
     lineItemId: string,
     filter: { userId?: string; limit: number; offset: number },
@@ -792,32 +788,81 @@ export class LtiRepository {
   }
 
   /**
-   * What a score needs, in one statement: the context with the tool's deployment, the tool's line item there
-   * (null when unknown), and whether the learner is enrolled in the course in the context's organization.
+   * A score in one statement: whether the service token is still live (not expired, its tool enabled and not
+   * deleted: `token_ok`); the context with the tool's deployment, the tool's line item there (null when unknown),
+   * whether the learner is enrolled in the course in the context's organization, their role there and whether the
+   * line item's lesson is already completed (all null when the context is unknown); and the score stored (when the
+   * token is live, the deployment enabled, the line item known, the learner enrolled, and the score newer than the
+   * stored one: `stored`). Without a score (`score` null: a body that is not valid) nothing is stored and the rest is
+   * still read, for the 401 and 404s first.
    */
-  async scoreTarget(
+  async recordScore(
+    access: { tokenHash: string; toolId: string; now: Date },
     contextId: string,
-    toolId: string,
     lineItemId: string,
-    userId: string | null,
-  ): Promise<
-    (ServiceContextRow & { line_item_id: string | null; lesson_id: string | null; enrolled: boolean }) | null
-  > {
-    const rows: (ServiceContextRow & { line_item_id: string | null; lesson_id: string | null; enrolled: boolean })[] =
-      await this.dataSource.query(
-        `${tenancyExempt('lti-service-context')} SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
+    score: {
+      userId: string;
+      scoreGiven: number | null;
+      scoreMaximum: number | null;
+      comment: string | null;
+      activityProgress: string;
+      gradingProgress: string;
+      timestamp: Date;
+    } | null,
+  ): Promise<ScoreTargetRow | null> {
+    const rows: ScoreTargetRow[] = await this.dataSource.query(
+      `${tenancyExempt('lti-service-context')} WITH tok AS (
+         SELECT 1 FROM lti_access_tokens a JOIN lti_tools tl ON tl.id = a.tool_id AND tl.deleted_at IS NULL AND tl.enabled
+         WHERE a.token_hash = $12 AND a.tool_id = $2 AND a.expires_at > $11),
+       t AS (
+         SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
                 CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('enabled', d.enabled,
                   'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
+                coalesce(d.enabled, false) AS deployment_enabled,
                 li.id AS line_item_id, li.lesson_id,
                 ($4::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM enrollments e
                   WHERE e.organization_id = x.organization_id AND e.user_id = $4::uuid AND e.course_id = x.course_id))
-                  AS enrolled
+                  AS enrolled,
+                (SELECT m.role FROM memberships_read m WHERE m.organization_id = x.organization_id AND m.user_id = $4::uuid)
+                  AS role,
+                (li.lesson_id IS NOT NULL AND EXISTS (SELECT 1 FROM lesson_completions_read lc
+                  WHERE lc.organization_id = x.organization_id AND lc.user_id = $4::uuid AND lc.lesson_id = li.lesson_id))
+                  AS completed
          FROM lti_contexts x JOIN courses c ON c.id = x.course_id
          LEFT JOIN lti_deployments d ON d.organization_id = x.organization_id AND d.tool_id = $2
          LEFT JOIN lti_line_items li ON li.context_id = x.id AND li.tool_id = $2 AND li.id::text = $3
-         WHERE x.id::text = $1`,
-        [contextId, toolId, lineItemId, userId],
-      );
+         WHERE x.id::text = $1),
+       stored AS (
+         INSERT INTO lti_results (line_item_id, user_id, organization_id, score_given, score_maximum, comment,
+           activity_progress, grading_progress, timestamp, updated_at)
+         SELECT t.line_item_id, $4::uuid, t.organization_id, $5::numeric, $6::numeric, $7::text, $8::text, $9::text,
+                $10::timestamptz, $11::timestamptz
+         FROM t WHERE t.deployment_enabled AND t.line_item_id IS NOT NULL AND t.enrolled AND EXISTS (SELECT 1 FROM tok)
+         ON CONFLICT (line_item_id, user_id) DO UPDATE SET score_given = EXCLUDED.score_given,
+           score_maximum = EXCLUDED.score_maximum, comment = EXCLUDED.comment,
+           activity_progress = EXCLUDED.activity_progress, grading_progress = EXCLUDED.grading_progress,
+           timestamp = EXCLUDED.timestamp, updated_at = EXCLUDED.updated_at
+         WHERE lti_results.timestamp < EXCLUDED.timestamp
+         RETURNING 1)
+       SELECT EXISTS (SELECT 1 FROM tok) AS token_ok, t.id, t.organization_id, t.course_id, t.slug, t.title,
+              t.deployment, t.line_item_id, t.lesson_id, t.enrolled, t.role, t.completed,
+              EXISTS (SELECT 1 FROM stored) AS stored
+       FROM (SELECT 1) one LEFT JOIN t ON true`,
+      [
+        contextId,
+        access.toolId,
+        lineItemId,
+        score?.userId ?? null,
+        score?.scoreGiven ?? null,
+        score?.scoreMaximum ?? null,
+        score?.comment ?? null,
+        score?.activityProgress ?? null,
+        score?.gradingProgress ?? null,
+        score?.timestamp ?? null,
+        access.now,
+        access.tokenHash,
+      ],
+    );
     return rows[0] ?? null;
   }
 
