@@ -73,6 +73,6 @@ import { EngagementDigestOfGamification } from './engagement-digest';
     ProfileGamificationOfGamification,
     { provide: ProfileGamification, useExisting: ProfileGamificationOfGamification },
   ],
-  exports: [EngagementDigest, ProfileGamification, LeaderboardsService],
+  exports: [EngagementDigest, ProfileGamification, LeaderboardsService, StreaksService, XpService],
 })
 export class GamificationModule {}

@@ -7,3 +7,4 @@ export { ChallengesService } from './challenges.service';
 export { LeaderboardsService } from './leaderboards.service';
 export { StreaksService } from './streaks.service';
 export { type Effects, XpLedgerService } from './xp-ledger.service';
+export { XpService } from './xp.service';
