@@ -39,6 +39,7 @@ import { EngagementDigestOfGamification } from './engagement-digest';
  * Engagement (extensions-v2 3 and 5): the XP ledger fed by learning events, levels, streaks and activity,
  * leaderboards, badges, titles, missions, daily rewards, goals and challenges. Global because it answers ports
  * of areas it depends on (the notifications' `EngagementDigest`, the colleague profile's gamification block).
+ * Exports `StreaksService` and `XpService` for the teacher's student detail (learning/teacher imports it).
  */
 @Global()
 @Module({
