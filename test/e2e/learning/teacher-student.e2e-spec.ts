@@ -1,5 +1,6 @@
 import { makeCourse, ONE_QUESTION_QUIZ, type MadeCourse } from '../../cross-tenant/learning.routes';
 import type { SignedIn } from '../../support/auth';
+import { lessonCompleted, publish, settle } from '../../support/engagement';
 import { addMember, adult, createOrganization } from '../../support/tenancy';
 import { createTestApp, type TestApp } from '../../support/test-app';
 import { waitUntil } from '../../support/wait';
@@ -24,7 +25,8 @@ describe("teacher: a student's detail", () => {
     `/api/v1/organizations/${o}/teacher/cohorts/${c}/students/${u}`;
 
   beforeAll(async () => {
-    t = await createTestApp();
+    // A fixed calendar (Thursday 2026-10-01): the last case moves the Clock across a week and a frozen day.
+    t = await createTestApp({ clockOffsetMs: Date.parse('2026-10-01T09:00:00Z') - Date.now() });
     owner = await adult(t);
     org = await createOrganization(t, owner, 'Detail Org');
     const add = async (role: 'teacher' | 'student'): Promise<SignedIn> => {
@@ -70,6 +72,7 @@ describe("teacher: a student's detail", () => {
         (await t.db.query(`SELECT 1 FROM learning_activity_hourly WHERE user_id = $1`, [student.user.id])).length > 0,
       { what: 'activity' },
     );
+    await settle(t);
   });
   afterAll(() => t.close());
 
@@ -100,7 +103,7 @@ describe("teacher: a student's detail", () => {
         active_days_last_30: 1,
         streak_current: 1,
       },
-      xp: { total: 0, week: 0 },
+      xp: { total: 30, week: 30 }, // a lesson (10) and a passed quiz (20)
     });
     await owner.agent.get(path(cohort, student.user.id)).expect(200);
   });
@@ -114,5 +117,55 @@ describe("teacher: a student's detail", () => {
     expect((await ownerB.agent.get(path(cohort, student.user.id))).status).toBe(404);
     expect((await owner.agent.get(path('nope', student.user.id))).status).toBe(404);
     expect((await owner.agent.get(path(cohort, 'nope'))).status).toBe(404);
+  });
+
+  // Last: it moves the Clock (sessions are refreshed before each use).
+  it("xp and streak are the learner's own: a frozen day keeps the streak, the week is the organization's", async () => {
+    const setClock = (iso: string): void => t.clock.advance(Date.parse(iso) - t.clock.nowMs());
+    const fresh = async (s: SignedIn): Promise<SignedIn> => {
+      await s.agent.post('/api/v1/auth/refresh').expect(200);
+      return s;
+    };
+    // UTC+14: Sunday noon UTC is already Monday there, in the next ISO week.
+    await owner.agent.patch(`/api/v1/organizations/${org}`).send({ time_zone: 'Pacific/Kiritimati' }).expect(200);
+    const learner = await adult(t); // zone UTC
+    await addMember(t, org, learner.user.id, 'student');
+    await addMember(t, orgB, learner.user.id, 'student');
+    await owner.agent
+      .post(`/api/v1/organizations/${org}/cohorts/${cohort}/members`)
+      .send({ user_id: learner.user.id, role: 'student' })
+      .expect(201);
+    const made = await makeCourse(t, owner.user.id, {
+      title: 'Four lessons',
+      lessons: [{ title: 'L1' }, { title: 'L2' }, { title: 'L3' }, { title: 'L4' }],
+    });
+    const base = `/api/v1/organizations/${org}/courses/${made.id}`;
+    const complete = async (i: number): Promise<void> => {
+      await (await fresh(learner)).agent.post(`${base}/lessons/${made.lessons[i].id}/complete`).expect(200);
+      await settle(t);
+    };
+    setClock('2026-10-03T12:00:00Z'); // Saturday (UTC; Sunday in the organization: ISO week 40)
+    await (await fresh(learner)).agent.post(`${base}/enroll`).expect(201);
+    await complete(0); // the first activity grants a freeze
+    setClock('2026-10-04T12:00:00Z'); // Sunday (UTC; Monday in the organization: ISO week 41)
+    await complete(1);
+    // Monday 2026-10-05 (UTC): no activity, a freeze is spent.
+    setClock('2026-10-06T12:00:00Z'); // Tuesday
+    await complete(2);
+    // XP in another organization is not this organization's.
+    await publish(t, 'lesson.completed', lessonCompleted(learner.user.id), orgB, { occurredAt: t.clock.now() });
+    setClock('2026-10-06T18:00:00Z');
+
+    const detail = (await (await fresh(teacher)).agent.get(path(cohort, learner.user.id)).expect(200)).body;
+    expect(detail.activity).toEqual({ last_active_on: '2026-10-06', active_days_last_30: 3, streak_current: 3 });
+    expect(detail.xp).toEqual({ total: 30, week: 20 });
+    // What the learner sees.
+    const me = await fresh(learner);
+    expect((await me.agent.get('/api/v1/me/streak').expect(200)).body).toMatchObject({
+      current: 3,
+      frozen_on: ['2026-10-05'],
+    });
+    const xp = (await me.agent.get(`/api/v1/organizations/${org}/xp`).expect(200)).body;
+    expect({ total: xp.xp, week: xp.week_xp }).toEqual(detail.xp);
   });
 });

@@ -7,6 +7,7 @@ import { CohortsService } from '@/modules/tenancy/cohorts';
 import { CatalogService } from '@/modules/learning/courses';
 import { lessonScoresDto, ProgressService } from '@/modules/learning/progress';
 import { UsersService } from '@/modules/identity/users';
+import { StreaksService, XpService } from '@/modules/practice/gamification';
 import { Clock } from '@/core/clock/clock';
 import { addDays, localDate } from '@/core/time/local-time';
 import type {
@@ -30,12 +31,16 @@ export class TeacherService {
     private readonly catalog: CatalogService,
     private readonly users: UsersService,
     private readonly repository: TeacherRepository,
+    private readonly streaks: StreaksService,
+    private readonly xp: XpService,
     private readonly clock: Clock,
   ) {}
 
   /**
    * One student of a cohort (16.4): courses with quizzes, exams, deadlines, activity and XP. A cohort of another
    * organization, or a person who is not a student of the cohort, is 404; a teacher of another cohort 403.
+   * The streak and the XP are the learner's own (gamification's `GET /me/streak` and `GET /me/xp` in this
+   * organization): the streak counts freezes, the week is the weekly leaderboard's.
    */
   async studentDetail(member: Membership, cohortId: string, userId: string): Promise<StudentDetailDto> {
     const { organizationId } = member;
@@ -48,21 +53,21 @@ export class TeacherService {
     const studentId = userId.toLowerCase();
     if (!(await this.repository.isStudentOf(organizationId, cohort.id, studentId))) throw ApiError.notFound();
     const student = await this.users.getById(studentId);
-    const [courses, exams, days] = await Promise.all([
+    const now = this.clock.now();
+    const [courses, exams, days, streaks, xp] = await Promise.all([
       this.repository.courses(organizationId, studentId),
       this.repository.exams(organizationId, studentId),
       this.repository.activeDays(organizationId, studentId, student.timeZone),
+      this.streaks.currentOf([studentId], now),
+      this.xp.memberXp(organizationId, studentId),
     ]);
     const scores = await this.progress.lessonScores(
       organizationId,
       studentId,
       courses.map((c) => c.course_id as string),
     );
-    const today = localDate(this.clock.now(), student.timeZone);
+    const today = localDate(now, student.timeZone);
     const since = addDays(today, -29);
-    const set = new Set(days);
-    let streak = 0;
-    for (let d = set.has(today) ? today : addDays(today, -1); set.has(d); d = addDays(d, -1)) streak++;
     return {
       student: { user_id: student.id, name: student.name, email: student.email },
       cohort: { id: cohort.id, name: cohort.name },
@@ -93,9 +98,9 @@ export class TeacherService {
       activity: {
         last_active_on: days.at(-1) ?? null,
         active_days_last_30: days.filter((d) => d >= since && d <= today).length,
-        streak_current: streak,
+        streak_current: streaks.get(studentId)?.current ?? 0,
       },
-      xp: { total: 0, week: 0 },
+      xp,
     };
   }
 

@@ -40,6 +40,7 @@ import { EngagementDigestOfGamification } from './engagement-digest';
  * Engagement (extensions-v2 3 and 5): the XP ledger fed by learning events, levels, streaks and activity,
  * leaderboards, badges, titles, missions, daily rewards, goals and challenges. Global because it answers ports
  * of areas it depends on (the notifications' `EngagementDigest`, the colleague profile's gamification block).
+ * Exports `StreaksService` and `XpService` for the teacher's student detail (learning/teacher imports it).
  */
 @Global()
 @Module({
@@ -75,7 +76,7 @@ import { EngagementDigestOfGamification } from './engagement-digest';
     ProfileGamificationOfGamification,
     { provide: ProfileGamification, useExisting: ProfileGamificationOfGamification },
   ],
-  exports: [EngagementDigest, ProfileGamification, LeaderboardsService, RewardsService],
+  exports: [EngagementDigest, ProfileGamification, LeaderboardsService, RewardsService, StreaksService, XpService],
 })
 export class GamificationModule {
   /** With BENCH_ROUTES, also the leaderboard's same-bytes baseline route (bench/README.md); without, nothing more. */

@@ -8,3 +8,4 @@ export { LeaderboardsService } from './leaderboards.service';
 export { RewardsService } from './rewards.service';
 export { StreaksService } from './streaks.service';
 export { type Effects, XpLedgerService } from './xp-ledger.service';
+export { XpService } from './xp.service';

@@ -71,6 +71,22 @@ export class XpService {
     };
   }
 
+  /**
+   * A member's XP in one organization for another area (the teacher's student view, extensions-v2 16.4): `total` is
+   * `GET /me/xp`'s (the member's `xp_totals` row), `week` the XP of the current week as the weekly leaderboard
+   * counts it (ISO week, Monday first, in the organization's zone; ledger rows by `created_at`), read from the
+   * ledger itself rather than the leaderboard cache.
+   */
+  async memberXp(organizationId: string, userId: string): Promise<{ total: number; week: number }> {
+    const zone = (await this.ledger.organizationZones([organizationId])).get(organizationId) ?? 'UTC';
+    const week = resolvePeriod(organizationId, 'week', undefined, zone, this.clock.now());
+    const [total, weekXp] = await Promise.all([
+      this.ledger.total(organizationId, userId),
+      this.ledger.xpBetween(organizationId, userId, week.start!, week.end),
+    ]);
+    return { total, week: weekXp };
+  }
+
   async history(member: Membership, limit: number, offset: number): Promise<Page<XpHistoryEntryDto>> {
     const locale = (await this.users.getById(member.userId)).locale;
     const { rows, total } = await this.ledger.history(member.organizationId, member.userId, limit, offset);

@@ -105,12 +105,14 @@ export class StudentDeadlineDto {
 export class StudentActivityDto {
   @ApiProperty({ type: String, format: 'date', nullable: true }) last_active_on!: string | null;
   @ApiProperty() active_days_last_30!: number;
-  @ApiProperty() streak_current!: number;
+  @ApiProperty({ description: "The learner's current streak (GET /me/streak: freezes count), all organizations" })
+  streak_current!: number;
 }
 
 export class StudentXpDto {
-  @ApiProperty() total!: number;
-  @ApiProperty() week!: number;
+  @ApiProperty({ description: "The learner's XP in this organization (GET /me/xp)" }) total!: number;
+  @ApiProperty({ description: "XP of the current ISO week in the organization's zone (the weekly leaderboard's)" })
+  week!: number;
 }
 
 export class StudentDetailDto {
@@ -121,5 +123,5 @@ export class StudentDetailDto {
   @ApiProperty({ type: [StudentDeadlineDto], description: 'Empty until cohort deadlines exist (25.2)' })
   deadlines!: StudentDeadlineDto[];
   @ApiProperty({ type: StudentActivityDto }) activity!: StudentActivityDto;
-  @ApiProperty({ type: StudentXpDto, description: 'Zero until the XP ledger exists (3.2)' }) xp!: StudentXpDto;
+  @ApiProperty({ type: StudentXpDto }) xp!: StudentXpDto;
 }
