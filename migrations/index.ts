@@ -19,6 +19,7 @@ import { TutorQuotaReservations1795909498469 } from './1795909498469-TutorQuotaR
 import { ReadViews1795917055499 } from './1795917055499-ReadViews';
 import { GamificationReportReads1795917055600 } from './1795917055600-GamificationReportReads';
 import { MoreReadViews1795928717247 } from './1795928717247-MoreReadViews';
+import { DirectoryReadViews1795929000000 } from './1795929000000-DirectoryReadViews';
 import { Scim1795905905308 } from './1795905905308-Scim';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { EmailWebhooks1763754500000 } from './1763754500000-EmailWebhooks';
@@ -79,4 +80,5 @@ export const MIGRATIONS = [
   ReadViews1795917055499,
   GamificationReportReads1795917055600,
   MoreReadViews1795928717247,
+  DirectoryReadViews1795929000000,
 ];

@@ -162,12 +162,12 @@ function resourceLinkStateSql(first: number): string {
               CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('deployment_id', d.deployment_id,
                 'enabled', d.enabled, 'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
               x.id AS context_id, li.id AS line_item_id
-       FROM lessons ls
-       JOIN courses c ON c.id = ls.course_id
+       FROM lessons_read ls
+       JOIN courses_read c ON c.id = ls.course_id
        JOIN lti_lesson_links l ON l.lesson_id = ls.id
-       JOIN organizations o ON o.id = $${org}
-       LEFT JOIN memberships m ON ${orgEq(org, 'm')} AND m.user_id = $${user}
-       LEFT JOIN users u ON u.id = m.user_id
+       JOIN organizations_read o ON o.id = $${org}
+       LEFT JOIN memberships_read m ON ${orgEq(org, 'm')} AND m.user_id = $${user}
+       LEFT JOIN users_read u ON u.id = m.user_id
        LEFT JOIN lti_deployments d ON ${orgEq(org, 'd')} AND d.tool_id = $${tool}
        LEFT JOIN lti_contexts x ON ${orgEq(org, 'x')} AND x.course_id = c.id
        LEFT JOIN lti_line_items li ON li.context_id = x.id AND li.lesson_id = ls.id
@@ -362,7 +362,7 @@ export class LtiRepository {
               json_agg(DISTINCT jsonb_build_object('course_id', c.id, 'title', c.title)) AS courses
        FROM lti_lesson_links l
        JOIN lti_tools t ON t.id = l.tool_id AND t.deleted_at IS NULL
-       JOIN courses c ON c.id = l.course_id
+       JOIN courses_read c ON c.id = l.course_id
        WHERE ${visibleTo('c', 1)} AND ($2::uuid IS NULL OR t.id = $2)
        GROUP BY t.id, t.name ORDER BY t.name, t.id`,
       [organizationId, toolId ?? null],
@@ -421,7 +421,7 @@ export class LtiRepository {
   ): Promise<LaunchStart | null> {
     const rows: LaunchStart[] = await this.dataSource.query(
       `SELECT l.tool_id, l.url AS link_url,
-              EXISTS (SELECT 1 FROM enrollments e
+              EXISTS (SELECT 1 FROM enrollments_read e
                       WHERE ${orgEq(1, 'e')} AND e.user_id = $4 AND e.course_id = c.id) AS enrolled,
               coalesce(u.age_bracket = 'under_18', false) AS minor,
               CASE WHEN t.id IS NULL THEN NULL ELSE json_build_object('id', t.id, 'enabled', t.enabled,
@@ -429,11 +429,11 @@ export class LtiRepository {
                 'target_link_uri', t.target_link_uri) END AS tool,
               CASE WHEN d.deployment_id IS NULL THEN NULL
                 ELSE json_build_object('deployment_id', d.deployment_id, 'enabled', d.enabled) END AS deployment
-       FROM lessons ls
-       JOIN courses c ON c.id = ls.course_id
+       FROM lessons_read ls
+       JOIN courses_read c ON c.id = ls.course_id
        JOIN lti_lesson_links l ON l.lesson_id = ls.id
        LEFT JOIN lti_tools t ON t.id = l.tool_id AND t.deleted_at IS NULL
-       LEFT JOIN users u ON u.id = $4
+       LEFT JOIN users_read u ON u.id = $4
        LEFT JOIN lti_deployments d ON ${orgEq(1, 'd')} AND d.tool_id = l.tool_id
        WHERE ls.id = $3 AND c.id = $2 AND ${visibleTo('c', 1)}`,
       [organizationId, courseId, lessonId, userId],
@@ -485,14 +485,14 @@ export class LtiRepository {
   /** A course of the catalog (any status) for the editor's deep linking. */
   async course(courseId: string): Promise<{ id: string; slug: string; title: string } | null> {
     const rows: { id: string; slug: string; title: string }[] = await this.dataSource.query(
-      `SELECT id, slug, title FROM courses WHERE id = $1`,
+      `SELECT id, slug, title FROM courses_read WHERE id = $1`,
       [courseId],
     );
     return rows[0] ?? null;
   }
 
   async lessonTitle(lessonId: string): Promise<string | null> {
-    const rows: { title: string }[] = await this.dataSource.query(`SELECT title FROM lessons WHERE id = $1`, [
+    const rows: { title: string }[] = await this.dataSource.query(`SELECT title FROM lessons_read WHERE id = $1`, [
       lessonId,
     ]);
     return rows[0]?.title ?? null;
@@ -502,7 +502,7 @@ export class LtiRepository {
 
   async user(userId: string): Promise<Omit<PersonRow, 'role'> | null> {
     const rows: Omit<PersonRow, 'role'>[] = await this.dataSource.query(
-      `SELECT id, email, name, locale, (age_bracket = 'under_18') AS minor FROM users WHERE id = $1`,
+      `SELECT id, email, name, locale, (age_bracket = 'under_18') AS minor FROM users_read WHERE id = $1`,
       [userId],
     );
     return rows[0] ?? null;
@@ -627,7 +627,7 @@ export class LtiRepository {
     toolId: string,
   ): Promise<{ lesson_id: string; title: string; score_maximum: string; label: string | null }[]> {
     return this.dataSource.query(
-      `SELECT l.lesson_id, ls.title, l.score_maximum, l.label FROM lti_lesson_links l JOIN lessons ls ON ls.id = l.lesson_id
+      `SELECT l.lesson_id, ls.title, l.score_maximum, l.label FROM lti_lesson_links l JOIN lessons_read ls ON ls.id = l.lesson_id
        WHERE l.course_id = $1 AND l.tool_id = $2 AND l.score_maximum IS NOT NULL`,
       [courseId, toolId],
     );
@@ -741,7 +741,7 @@ export class LtiRepository {
        FROM lti_results r
        JOIN lti_line_items li ON li.id = r.line_item_id AND li.lesson_id IS NOT NULL
        JOIN lti_contexts x ON x.id = li.context_id AND x.organization_id = r.organization_id
-       JOIN lessons ls ON ls.id = li.lesson_id AND ls.course_id = x.course_id
+       JOIN lessons_read ls ON ls.id = li.lesson_id AND ls.course_id = x.course_id
        WHERE ${orgEq(1, 'r')} AND r.user_id = $2 AND x.course_id = ANY($3::uuid[])
          AND r.score_given IS NOT NULL AND r.score_maximum > 0
        ORDER BY x.course_id, ls.position, ls.id`,
@@ -779,7 +779,7 @@ export class LtiRepository {
       `${tenancyExempt('lti-service-context')} SELECT x.id, x.organization_id, x.course_id, c.slug, c.title,
               CASE WHEN d.deployment_id IS NULL THEN NULL ELSE json_build_object('enabled', d.enabled,
                 'send_name', d.send_name, 'send_email', d.send_email) END AS deployment
-       FROM lti_contexts x JOIN courses c ON c.id = x.course_id
+       FROM lti_contexts x JOIN courses_read c ON c.id = x.course_id
        LEFT JOIN lti_deployments d ON d.organization_id = x.organization_id AND d.tool_id = $2
        WHERE x.id::text = $1`,
       [contextId, toolId],
@@ -820,7 +820,7 @@ export class LtiRepository {
                   'send_name', d.send_name, 'send_email', d.send_email) END AS deployment,
                 coalesce(d.enabled, false) AS deployment_enabled,
                 li.id AS line_item_id, li.lesson_id,
-                ($4::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM enrollments e
+                ($4::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM enrollments_read e
                   WHERE e.organization_id = x.organization_id AND e.user_id = $4::uuid AND e.course_id = x.course_id))
                   AS enrolled,
                 (SELECT m.role FROM memberships_read m WHERE m.organization_id = x.organization_id AND m.user_id = $4::uuid)
@@ -828,7 +828,7 @@ export class LtiRepository {
                 (li.lesson_id IS NOT NULL AND EXISTS (SELECT 1 FROM lesson_completions_read lc
                   WHERE lc.organization_id = x.organization_id AND lc.user_id = $4::uuid AND lc.lesson_id = li.lesson_id))
                   AS completed
-         FROM lti_contexts x JOIN courses c ON c.id = x.course_id
+         FROM lti_contexts x JOIN courses_read c ON c.id = x.course_id
          LEFT JOIN lti_deployments d ON d.organization_id = x.organization_id AND d.tool_id = $2
          LEFT JOIN lti_line_items li ON li.context_id = x.id AND li.tool_id = $2 AND li.id::text = $3
          WHERE x.id::text = $1),
@@ -880,9 +880,9 @@ export class LtiRepository {
     return this.dataSource.query(
       `SELECT u.id, u.email, u.name, (u.age_bracket = 'under_18') AS minor, m.role,
               (m.suspended_at IS NOT NULL) AS suspended
-       FROM memberships m JOIN users u ON u.id = m.user_id
+       FROM memberships_read m JOIN users_read u ON u.id = m.user_id
        WHERE ${orgEq(1, 'm')}
-         AND (m.role <> 'student' OR EXISTS (SELECT 1 FROM enrollments e
+         AND (m.role <> 'student' OR EXISTS (SELECT 1 FROM enrollments_read e
                WHERE ${orgEq(1, 'e')} AND e.user_id = m.user_id AND e.course_id = $2))
          AND ($3::text[] IS NULL OR m.role = ANY($3::text[]))
          AND ($4::uuid IS NULL OR m.user_id > $4)

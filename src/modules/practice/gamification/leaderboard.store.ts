@@ -85,7 +85,7 @@ export class LedgerBoards {
   private source(w: BoardWindow, cohortId: string | null): { sql: string; params: unknown[] } {
     const params: unknown[] = [w.organizationId];
     const cohort = cohortId
-      ? `AND user_id IN (SELECT user_id FROM cohort_members WHERE ${orgEq(1)} AND cohort_id = $${params.push(cohortId)})`
+      ? `AND user_id IN (SELECT user_id FROM cohort_members_read WHERE ${orgEq(1)} AND cohort_id = $${params.push(cohortId)})`
       : '';
     if (w.start === null)
       return {

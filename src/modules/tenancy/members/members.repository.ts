@@ -33,13 +33,13 @@ const SELECT = `SELECT m.user_id, u.name, u.email, m.role, m.joined_at, u.age_br
           WHERE cm.organization_id = m.organization_id AND cm.user_id = m.user_id ORDER BY cm.cohort_id) AS cohort_ids,
     (SELECT jsonb_strip_nulls(jsonb_build_object('user_name', s.user_name, 'external_id', s.external_id,
        'given_name', s.given_name, 'family_name', s.family_name, 'display_name', s.display_name) || s.directory)
-     FROM scim_members s WHERE s.organization_id = m.organization_id AND s.user_id = m.user_id) AS directory
+     FROM scim_members_read s WHERE s.organization_id = m.organization_id AND s.user_id = m.user_id) AS directory
   FROM memberships_read m JOIN users_read u ON u.id = m.user_id`;
 
 /**
  * The member views of an organization: memberships with the person's name, email and cohorts, read in one
- * query (joining three areas' tables read-only; every change goes through OrganizationsService). Every query
- * takes the organization id.
+ * query (joining four areas' read views; every change goes through OrganizationsService). Every query takes the
+ * organization id.
  */
 @Injectable()
 export class MembersRepository {

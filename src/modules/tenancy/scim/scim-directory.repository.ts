@@ -71,7 +71,7 @@ const USER_ATTRIBUTES: ScimAttributes = {
     // Two index probes (scim_members_user_name_uq, users_email_uq) give the candidates; the expression decides.
     eq: (p) =>
       `m.user_id = ANY(ARRAY(SELECT s2.user_id FROM scim_members s2 WHERE ${orgEq(1, 's2')} AND s2.user_name = ${p})
-        || ARRAY(SELECT u2.id FROM users u2 WHERE u2.email = ${p})) AND lower(coalesce(s.user_name, u.email)) = ${p}`,
+        || ARRAY(SELECT u2.id FROM users_read u2 WHERE u2.email = ${p})) AND lower(coalesce(s.user_name, u.email)) = ${p}`,
   },
   externalid: { sql: 's.external_id', type: 'caseExactString' },
   'name.givenname': { sql: 's.given_name', type: 'string' },
@@ -96,7 +96,7 @@ const USER_ATTRIBUTES: ScimAttributes = {
     sql: 'gm.cohort_id::text',
     type: 'string',
     exists: (c) =>
-      `EXISTS (SELECT 1 FROM cohort_members gm WHERE gm.organization_id = m.organization_id AND gm.user_id = m.user_id AND ${c})`,
+      `EXISTS (SELECT 1 FROM cohort_members_read gm WHERE gm.organization_id = m.organization_id AND gm.user_id = m.user_id AND ${c})`,
   },
 };
 
@@ -111,21 +111,21 @@ const GROUP_ATTRIBUTES: ScimAttributes = {
   'members.value': {
     sql: 'mm.user_id::text',
     type: 'string',
-    exists: (c) => `EXISTS (SELECT 1 FROM cohort_members mm WHERE mm.cohort_id = c.id AND ${c})`,
+    exists: (c) => `EXISTS (SELECT 1 FROM cohort_members_read mm WHERE mm.cohort_id = c.id AND ${c})`,
   },
   'meta.created': { sql: 'c.created_at', type: 'dateTime' },
   'meta.lastmodified': { sql: 'c.updated_at', type: 'dateTime' },
 };
 
-const USER_FROM = `FROM memberships m JOIN users u ON u.id = m.user_id
+const USER_FROM = `FROM memberships_read m JOIN users_read u ON u.id = m.user_id
   LEFT JOIN scim_members s ON s.organization_id = m.organization_id AND s.user_id = m.user_id`;
 const USER_COLUMNS = `m.user_id, m.role, m.joined_at, m.suspended_at, u.email, u.name, u.locale, u.time_zone,
     s.user_name, s.external_id, s.given_name, s.family_name, s.display_name, s.directory, s.created_at, s.updated_at,
     coalesce((SELECT json_agg(json_build_object('value', gc.id, 'display', gc.name) ORDER BY gc.name, gc.id)
-      FROM cohort_members gm JOIN cohorts gc ON gc.id = gm.cohort_id
+      FROM cohort_members_read gm JOIN cohorts_read gc ON gc.id = gm.cohort_id
       WHERE gm.organization_id = m.organization_id AND gm.user_id = m.user_id), '[]') AS groups`;
 const USER_SELECT = `SELECT ${USER_COLUMNS} ${USER_FROM}`;
-const GROUP_FROM = `FROM cohorts c LEFT JOIN scim_groups g ON g.organization_id = c.organization_id AND g.cohort_id = c.id`;
+const GROUP_FROM = `FROM cohorts_read c LEFT JOIN scim_groups g ON g.organization_id = c.organization_id AND g.cohort_id = c.id`;
 const GROUP_SELECT = `SELECT c.id, c.name, g.external_id, c.created_at, c.updated_at ${GROUP_FROM}`;
 
 export interface ListWindow {
@@ -136,8 +136,9 @@ export interface ListWindow {
 
 /**
  * The directory's view of an organization: members with their account and their SCIM attributes, cohorts with
- * their SCIM attributes. It reads memberships, users and cohorts (owned by their areas) read-only in one query;
- * it writes only its own tables (scim_members, scim_groups). Every query takes the organization id as `$1`.
+ * their SCIM attributes. It reads memberships, users and cohorts (owned by their areas) through their read views
+ * (`*_read`, inlined by the planner) in one query; it writes only its own tables (scim_members, scim_groups). Every
+ * query takes the organization id as `$1`.
  */
 @Injectable()
 export class ScimDirectoryRepository {
@@ -260,7 +261,7 @@ export class ScimDirectoryRepository {
          ON CONFLICT (organization_id, user_id) DO UPDATE SET user_name = $3, external_id = $4, given_name = $5,
            family_name = $6, display_name = $7, directory = $8, updated_at = $9
          RETURNING *)
-       SELECT ${USER_COLUMNS} FROM memberships m JOIN users u ON u.id = m.user_id
+       SELECT ${USER_COLUMNS} FROM memberships_read m JOIN users_read u ON u.id = m.user_id
          JOIN s ON s.organization_id = m.organization_id AND s.user_id = m.user_id
        WHERE ${orgEq(1, 'm')} AND m.user_id = $2`,
       [
@@ -305,7 +306,7 @@ export class ScimDirectoryRepository {
   /** Another cohort of the organization with this name (case-insensitive; cohorts_org_lower_name_idx). */
   async groupNameTaken(organizationId: string, name: string, exceptId: string | null, tx?: Tx): Promise<boolean> {
     const rows = await db(this.dataSource, tx).query<unknown[]>(
-      `SELECT 1 FROM cohorts WHERE ${orgEq(1)} AND lower(name) = lower($2) AND ($3::uuid IS NULL OR id <> $3)
+      `SELECT 1 FROM cohorts_read WHERE ${orgEq(1)} AND lower(name) = lower($2) AND ($3::uuid IS NULL OR id <> $3)
        LIMIT 1`,
       [organizationId, name, exceptId],
     );
@@ -316,7 +317,7 @@ export class ScimDirectoryRepository {
     if (cohortIds.length === 0) return [];
     return db(this.dataSource, tx).query<ScimGroupMemberRow[]>(
       `SELECT cm.cohort_id, cm.user_id, coalesce(s.display_name, u.name, u.email) AS display
-       FROM cohort_members cm JOIN users u ON u.id = cm.user_id
+       FROM cohort_members_read cm JOIN users_read u ON u.id = cm.user_id
        LEFT JOIN scim_members s ON s.organization_id = cm.organization_id AND s.user_id = cm.user_id
        WHERE ${orgEq(1, 'cm')} AND cm.cohort_id = ANY($2::uuid[]) ORDER BY cm.added_at, cm.user_id`,
       [organizationId, cohortIds],
@@ -342,7 +343,7 @@ export class ScimDirectoryRepository {
   async membersAmong(organizationId: string, userIds: readonly string[], tx?: Tx): Promise<Map<string, OrgRole>> {
     if (userIds.length === 0) return new Map();
     const rows = await db(this.dataSource, tx).query<{ user_id: string; role: OrgRole }[]>(
-      `SELECT user_id, role FROM memberships WHERE ${orgEq(1)} AND user_id = ANY($2::uuid[])`,
+      `SELECT user_id, role FROM memberships_read WHERE ${orgEq(1)} AND user_id = ANY($2::uuid[])`,
       [organizationId, userIds],
     );
     return new Map(rows.map((r) => [r.user_id, r.role]));

@@ -3,4 +3,4 @@
 export const OWNED_TABLES: readonly string[] = ['scim_activity', 'scim_groups', 'scim_members', 'scim_tokens'];
 
 /** Views over the tables above that other areas may read. */
-export const READ_VIEWS: readonly string[] = [];
+export const READ_VIEWS: readonly string[] = ['scim_members_read'];
