@@ -22,6 +22,8 @@ export interface CaughtMail {
  */
 export class MailSink {
   readonly messages: CaughtMail[] = [];
+  /** Messages by recipient: suites that wait for thousands of invitations ask `to(address)` for each, often. */
+  private readonly byTo = new Map<string, CaughtMail[]>();
   private readonly events = new EventEmitter();
   private server?: SMTPServer;
   port = 0;
@@ -48,6 +50,11 @@ export class MailSink {
                 envelopeTo: session.envelope.rcptTo.map((r) => r.address.toLowerCase()),
               };
               this.messages.push(mail);
+              for (const address of new Set(mail.to)) {
+                const list = this.byTo.get(address);
+                if (list) list.push(mail);
+                else this.byTo.set(address, [mail]);
+              }
               this.events.emit('mail', mail);
               callback();
             })
@@ -93,7 +100,7 @@ export class MailSink {
   }
 
   to(address: string): CaughtMail[] {
-    return this.messages.filter((m) => m.to.includes(address.toLowerCase()));
+    return [...(this.byTo.get(address.toLowerCase()) ?? [])];
   }
 
   count(): number {
