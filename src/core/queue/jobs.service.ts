@@ -13,6 +13,11 @@ export interface EnqueueOptions {
   /** Enqueue as part of this transaction: the job exists only if it commits, and is dispatched after. */
   tx?: Tx;
   delayMs?: number;
+  /**
+   * When the job is due, when the caller knows it as an instant (a deadline): stored exactly, instead of "now + a delay"
+   * computed from a second clock read that may be a millisecond later. Wins over `delayMs`.
+   */
+  runAt?: Date;
   /** At most one job ever exists with this key (a second enqueue returns the first job's id). */
   dedupeKey?: string;
 }
@@ -40,8 +45,9 @@ export class JobsService implements OnApplicationShutdown {
 
   async enqueue<P>(def: JobDefinition<P>, payload: P, options: EnqueueOptions): Promise<string> {
     if (definedJobs().get(def.name) !== def) throw new Error(`Job "${def.name}" was not declared with defineJob`);
-    const delayMs = Math.max(0, options.delayMs ?? 0);
-    const runAt = this.clock.in(delayMs);
+    const now = this.clock.nowMs();
+    const runAt = options.runAt ?? new Date(now + Math.max(0, options.delayMs ?? 0));
+    const delayMs = Math.max(0, runAt.getTime() - now);
     const stored: unknown = def.sensitive
       ? ({ $sealed: this.crypto.encrypt(JSON.stringify(payload)) } satisfies SealedPayload)
       : payload;

@@ -130,7 +130,7 @@ export class ExamSessionsService {
           {
             organizationId,
             tx,
-            delayMs: Math.max(0, deadlineAt.getTime() + GRACE_MS - this.clock.nowMs()),
+            runAt: new Date(deadlineAt.getTime() + GRACE_MS),
             dedupeKey: `exams.close:${id}`,
           },
         );
