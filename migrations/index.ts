@@ -20,6 +20,7 @@ import { ReadViews1795917055499 } from './1795917055499-ReadViews';
 import { GamificationReportReads1795917055600 } from './1795917055600-GamificationReportReads';
 import { MoreReadViews1795928717247 } from './1795928717247-MoreReadViews';
 import { DirectoryReadViews1795929000000 } from './1795929000000-DirectoryReadViews';
+import { IanaTimeZones1795930000000 } from './1795930000000-IanaTimeZones';
 import { Scim1795905905308 } from './1795905905308-Scim';
 import { CohortsInstitutes1763741200000 } from './1763741200000-CohortsInstitutes';
 import { EmailWebhooks1763754500000 } from './1763754500000-EmailWebhooks';
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   GamificationReportReads1795917055600,
   MoreReadViews1795928717247,
   DirectoryReadViews1795929000000,
+  IanaTimeZones1795930000000,
 ];

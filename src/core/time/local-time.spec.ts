@@ -1,3 +1,4 @@
+import { IANAZone } from 'luxon';
 import {
   addDays,
   atLocalTime,
@@ -27,6 +28,32 @@ describe('local time', () => {
     expect(isValidTimeZone('')).toBe(false);
     expect(isValidTimeZone(`Europe/${'x'.repeat(60)}`)).toBe(false);
     expect(isValidTimeZone(3)).toBe(false);
+  });
+
+  it('refuses what ICU accepts but the tz database does not spell so (PostgreSQL reads it otherwise or not at all)', () => {
+    // ICU's Java-era ids, three-letter names PostgreSQL takes as fixed abbreviations, ICU-only areas, removed zones,
+    // other spellings.
+    for (const zone of [
+      'AET',
+      'CTT',
+      'VST',
+      'BET',
+      'PST',
+      'ACT',
+      'IST',
+      'EST',
+      'GMT',
+      'SystemV/AST4',
+      'US/Pacific-New',
+    ]) {
+      expect(IANAZone.isValidZone(zone)).toBe(true);
+      expect(isValidTimeZone(zone)).toBe(false);
+    }
+    expect(isValidTimeZone('europe/madrid')).toBe(false);
+    expect(isValidTimeZone('US/Eastern')).toBe(false);
+    for (const zone of ['Asia/Kolkata', 'Europe/Kyiv', 'Etc/UTC', 'Antarctica/Troll', 'Indian/Maldives']) {
+      expect(isValidTimeZone(zone)).toBe(true);
+    }
   });
 
   it('gives the local date, week and month of an instant', () => {

@@ -10,11 +10,17 @@ import { DateTime, IANAZone } from 'luxon';
 export const DEFAULT_TIME_ZONE = 'UTC';
 
 /**
- * A zone name: letters first, then name characters and `/` (`Europe/Madrid`, `UTC`, `Etc/GMT+5`). ICU in recent
- * Node accepts bare offsets such as `+01:00` as zones too, but those are not IANA names, follow no daylight saving,
- * and PostgreSQL reads them with the opposite sign (POSIX): refused.
+ * An IANA zone name as the tz database spells it: `UTC`, or an area of the tz database and a location
+ * (`Europe/Madrid`, `America/Argentina/Buenos_Aires`, `Etc/GMT+5`). luxon (ICU) alone accepts more, and PostgreSQL,
+ * which computes local days in reports, quiet hours and streaks with `AT TIME ZONE`, reads some of it differently or
+ * not at all: ICU's Java-era ids (`AET`, `CTT`, `VST`, `BET`: unknown to PostgreSQL, so one person with such a zone
+ * failed the platform-wide digest statement), three-letter names PostgreSQL takes as fixed abbreviations (`PST` is
+ * America/Los_Angeles with daylight saving for ICU, a fixed UTC-8 for PostgreSQL; `ACT` is Darwin for one and Acre
+ * for the other), `SystemV/...` and zones removed from the tz database (`US/Pacific-New`), bare offsets (`+01:00`,
+ * which PostgreSQL reads with the opposite sign) and other spellings (`europe/madrid`). All refused.
  */
-const ZONE_NAME = /^[A-Za-z][A-Za-z0-9_+-]*(\/[A-Za-z0-9_+-]+)*$/;
+const ZONE_NAME =
+  /^(UTC|(Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)(\/[A-Za-z0-9_+-]+)+)$/;
 
 export function isValidTimeZone(zone: unknown): zone is string {
   return (

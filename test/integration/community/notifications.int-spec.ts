@@ -1,6 +1,5 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { UserEntity, UsersRepository } from '@/modules/identity/users/testing';
-import { UsersService } from '@/modules/identity/users';
+import { UserEntity } from '@/modules/identity/users/testing';
 import {
   NotificationPipeline,
   NotificationsRealtime,
@@ -10,6 +9,7 @@ import {
   WebPushSender,
 } from '@/modules/community/notifications/testing';
 import { NotificationsService } from '@/modules/community/notifications';
+import { PEOPLE } from '../../support/integration-neighbours';
 import { clockAt, createIntegration, type Integration, insertUser } from '../../support/integration';
 
 /**
@@ -26,8 +26,7 @@ describe('Notification quiet hours (integration)', () => {
     it_ = await createIntegration({
       imports: [TypeOrmModule.forFeature([UserEntity])],
       providers: [
-        UsersRepository,
-        UsersService,
+        ...PEOPLE,
         NotificationsRepository,
         NotificationsService,
         NotificationsRealtime,

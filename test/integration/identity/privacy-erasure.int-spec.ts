@@ -3,14 +3,9 @@ import { Injectable } from '@nestjs/common';
 import { type EraseContext, PersonalData, type PersonalDataHandler } from '@/core/privacy/personal-data';
 import { ERASURE_GRACE_MS, ErasureService } from '@/modules/identity/privacy';
 import { PrivacyRepository } from '@/modules/identity/privacy/testing';
-import { UserEntity, AccountPersonalData, UsersRepository } from '@/modules/identity/users/testing';
-import { UsersService } from '@/modules/identity/users';
-import { AiUsageFigures, EnrollmentCount, OrganizationsService } from '@/modules/tenancy/organizations';
-import {
-  OrganizationEntity,
-  MembershipsPersonalData,
-  OrganizationsRepository,
-} from '@/modules/tenancy/organizations/testing';
+import { UserEntity, AccountPersonalData } from '@/modules/identity/users/testing';
+import { OrganizationEntity, MembershipsPersonalData } from '@/modules/tenancy/organizations/testing';
+import { ORGANIZATIONS, PEOPLE } from '../../support/integration-neighbours';
 import {
   clockAt,
   createIntegration,
@@ -18,7 +13,6 @@ import {
   insertMember,
   insertOrganization,
   insertUser,
-  outOfScope,
 } from '../../support/integration';
 
 const calls: string[] = [];
@@ -62,13 +56,8 @@ describe('Account erasure steps (integration)', () => {
         // organizations uses.
         AccountPersonalData,
         MembershipsPersonalData,
-        UsersRepository,
-        UsersService,
-        OrganizationsRepository,
-        OrganizationsService,
-        // Figures of organizations for their admins: never read by an erasure.
-        { provide: EnrollmentCount, useValue: outOfScope('EnrollmentCount') },
-        { provide: AiUsageFigures, useValue: outOfScope('AiUsageFigures') },
+        ...PEOPLE,
+        ...ORGANIZATIONS,
       ],
     });
     erasure = it_.get(ErasureService);

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import ExcelJS from 'exceljs';
 import type { Membership } from '@/core/auth/tenancy';
-import { UserEntity, UsersRepository } from '@/modules/identity/users/testing';
-import { UsersService } from '@/modules/identity/users';
+import { UserEntity } from '@/modules/identity/users/testing';
 import { ReportLimits, ReportsService } from '@/modules/insight/reports';
 import { REPORT_COLUMNS, ReportsRepository } from '@/modules/insight/reports/testing';
 import { levelOf } from '@/modules/practice/gamification/testing';
-import { AiUsageFigures, EnrollmentCount, OrganizationsService } from '@/modules/tenancy/organizations';
-import { OrganizationEntity, OrganizationsRepository } from '@/modules/tenancy/organizations/testing';
+import { OrganizationEntity } from '@/modules/tenancy/organizations/testing';
+import { ORGANIZATIONS, PEOPLE } from '../../support/integration-neighbours';
 import {
   clockAt,
   createIntegration,
@@ -16,7 +15,6 @@ import {
   insertMember,
   insertOrganization,
   insertUser,
-  outOfScope,
 } from '../../support/integration';
 
 /**
@@ -41,12 +39,8 @@ describe('Report columns (integration)', () => {
         ReportsRepository,
         ReportsService,
         { provide: ReportLimits, useValue: new ReportLimits(1000) },
-        UsersRepository,
-        UsersService,
-        OrganizationsRepository,
-        OrganizationsService,
-        { provide: EnrollmentCount, useValue: outOfScope('EnrollmentCount') },
-        { provide: AiUsageFigures, useValue: outOfScope('AiUsageFigures') },
+        ...PEOPLE,
+        ...ORGANIZATIONS,
       ],
     });
     service = it_.get(ReportsService);

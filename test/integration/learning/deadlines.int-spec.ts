@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Membership } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
-import { UserEntity, UsersRepository } from '@/modules/identity/users/testing';
-import { UsersService } from '@/modules/identity/users';
+import { UserEntity } from '@/modules/identity/users/testing';
 import { DeadlinesRepository, DeadlinesService } from '@/modules/learning/deadlines/testing';
 import { CohortsService, InstituteLinks } from '@/modules/tenancy/cohorts';
 import { CohortsRepository } from '@/modules/tenancy/cohorts/testing';
-import { AiUsageFigures, EnrollmentCount, OrganizationsService } from '@/modules/tenancy/organizations';
-import { OrganizationEntity, OrganizationsRepository } from '@/modules/tenancy/organizations/testing';
+import { OrganizationEntity } from '@/modules/tenancy/organizations/testing';
+import { ORGANIZATIONS, PEOPLE } from '../../support/integration-neighbours';
 import {
   clockAt,
   createIntegration,
@@ -40,13 +39,9 @@ describe('Cohort deadlines (integration)', () => {
         DeadlinesService,
         CohortsRepository,
         CohortsService,
-        OrganizationsRepository,
-        OrganizationsService,
-        UsersRepository,
-        UsersService,
+        ...ORGANIZATIONS,
+        ...PEOPLE,
         { provide: InstituteLinks, useValue: outOfScope('InstituteLinks') },
-        { provide: EnrollmentCount, useValue: outOfScope('EnrollmentCount') },
-        { provide: AiUsageFigures, useValue: outOfScope('AiUsageFigures') },
       ],
     });
     service = it_.get(DeadlinesService);

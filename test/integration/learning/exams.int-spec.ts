@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Membership } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
-import { UserEntity, UsersRepository } from '@/modules/identity/users/testing';
-import { UsersService } from '@/modules/identity/users';
+import { UserEntity } from '@/modules/identity/users/testing';
 import { CertificatesService } from '@/modules/learning/certificates';
 import { CatalogService } from '@/modules/learning/courses';
 import { CoursesRepository } from '@/modules/learning/courses/testing';
@@ -26,6 +25,7 @@ import { CohortsService, InstituteLinks } from '@/modules/tenancy/cohorts';
 import { CohortsRepository } from '@/modules/tenancy/cohorts/testing';
 import { PeopleService } from '@/modules/tenancy/members';
 import { OrganizationsService } from '@/modules/tenancy/organizations';
+import { PEOPLE } from '../../support/integration-neighbours';
 import {
   clockAt,
   createIntegration,
@@ -67,8 +67,7 @@ describe('Exam deadlines and grading (integration)', () => {
         ProgressService,
         CohortsRepository,
         CohortsService,
-        UsersRepository,
-        UsersService,
+        ...PEOPLE,
         PeopleService,
         // Certificates follow a course completion, organizations and institutes manage cohorts: never reached here.
         { provide: CertificatesService, useValue: outOfScope('CertificatesService') },

@@ -2,10 +2,10 @@ import { TypeOrmModule } from '@nestjs/typeorm';
 import type { Membership } from '@/core/auth/tenancy';
 import { CatalogService } from '@/modules/learning/courses';
 import { ProgressService } from '@/modules/learning/progress';
-import { UserEntity, UsersRepository } from '@/modules/identity/users/testing';
-import { UsersService } from '@/modules/identity/users';
+import { UserEntity } from '@/modules/identity/users/testing';
 import { FlashcardsRepository, review as schedule, type ScheduledState } from '@/modules/practice/flashcards/testing';
 import { FlashcardsService } from '@/modules/practice/flashcards';
+import { PEOPLE } from '../../support/integration-neighbours';
 import {
   clockAt,
   createIntegration,
@@ -30,8 +30,7 @@ describe('Flashcards scheduling (integration)', () => {
     it_ = await createIntegration({
       imports: [TypeOrmModule.forFeature([UserEntity])],
       providers: [
-        UsersRepository,
-        UsersService,
+        ...PEOPLE,
         FlashcardsRepository,
         FlashcardsService,
         // Personal decks only: the course catalog and enrollments (course decks) are never reached.

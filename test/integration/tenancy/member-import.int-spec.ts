@@ -1,15 +1,14 @@
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { EmailCodeService, SignInService } from '@/modules/identity/auth';
-import { UserEntity, UsersRepository } from '@/modules/identity/users/testing';
-import { UsersService } from '@/modules/identity/users';
+import { UserEntity } from '@/modules/identity/users/testing';
 import { CohortsRepository } from '@/modules/tenancy/cohorts/testing';
 import { CohortsService, InstituteLinks } from '@/modules/tenancy/cohorts';
 import { InvitationsRepository } from '@/modules/tenancy/invitations/testing';
 import { InvitationsService } from '@/modules/tenancy/invitations';
-import { AiUsageFigures, EnrollmentCount, OrganizationsService } from '@/modules/tenancy/organizations';
-import { OrganizationEntity, OrganizationsRepository } from '@/modules/tenancy/organizations/testing';
+import { OrganizationEntity } from '@/modules/tenancy/organizations/testing';
 import { MemberImportRepository, type ImportRow } from '@/modules/tenancy/member-import/testing';
 import { MemberImportService } from '@/modules/tenancy/member-import';
+import { ORGANIZATIONS, PEOPLE } from '../../support/integration-neighbours';
 import {
   createIntegration,
   type Integration,
@@ -34,10 +33,8 @@ describe('Member import outcomes (integration)', () => {
         MemberImportRepository,
         MemberImportService,
         // The neighbours an import writes through: accounts, memberships, cohorts, invitations.
-        UsersRepository,
-        UsersService,
-        OrganizationsRepository,
-        OrganizationsService,
+        ...PEOPLE,
+        ...ORGANIZATIONS,
         CohortsRepository,
         CohortsService,
         InvitationsRepository,
@@ -46,8 +43,6 @@ describe('Member import outcomes (integration)', () => {
         { provide: EmailCodeService, useValue: outOfScope('EmailCodeService') },
         { provide: SignInService, useValue: outOfScope('SignInService') },
         { provide: InstituteLinks, useValue: outOfScope('InstituteLinks') },
-        { provide: EnrollmentCount, useValue: outOfScope('EnrollmentCount') },
-        { provide: AiUsageFigures, useValue: outOfScope('AiUsageFigures') },
       ],
     });
     service = it_.get(MemberImportService);

@@ -62,7 +62,9 @@ export class UpdateProfileDto {
   @ApiPropertyOptional({
     example: 'Europe/Madrid',
     maxLength: 64,
-    description: 'IANA time zone such as `Europe/Madrid` (the web app sends the browser’s); null not allowed',
+    description:
+      'IANA time zone as the tz database spells it: `UTC` or an area and a location such as `Europe/Madrid` (the web ' +
+      'app sends the browser’s); ICU-only ids such as `PST` or `AET` are refused; null not allowed',
   })
   @ValidateIf(present)
   @IsTimeZone()

@@ -69,7 +69,8 @@ export class UpdateOrganizationDto {
     example: 'Europe/Madrid',
     maxLength: 64,
     description:
-      'IANA time zone such as `Europe/Madrid`: leaderboard weeks and months, statistics series, report date ' +
+      'IANA time zone as the tz database spells it (`UTC`, `Europe/Madrid`; ICU-only ids such as `PST` are refused): ' +
+      'leaderboard weeks and months, statistics series, report date ' +
       'filters; null not allowed',
   })
   @ValidateIf(present)
