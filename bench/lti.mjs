@@ -253,7 +253,9 @@ try {
   const settled = async () => {
     for (let i = 0; i < 600; i++) {
       const [{ n }] = (
-        await client.query(`SELECT count(*)::int AS n FROM domain_event_deliveries WHERE status = 'pending' AND run_after <= now()`)
+        await client.query(
+          `SELECT count(*)::int AS n FROM domain_event_deliveries WHERE status = 'pending' AND run_after <= now()`,
+        )
       ).rows;
       if (n === 0) break;
       await new Promise((r) => setTimeout(r, 100));
