@@ -51,7 +51,7 @@ const SEGMENTS = [
 function appWith(indexed: boolean): { app: express.Express; matched: string[] } {
   const app = express();
   const matched: string[] = [];
-  app.use((req, res, next) => {
+  app.use((_req, res, next) => {
     res.setHeader('x-seen', '1');
     next();
   });
@@ -60,7 +60,7 @@ function appWith(indexed: boolean): { app: express.Express; matched: string[] } 
       res.json({ route: i, params: req.params, method: req.method });
     });
   });
-  app.use((req, res) => {
+  app.use((_req, res) => {
     res.status(404).json({ route: null });
   });
   const router = (app as unknown as { router: IndexableRouter }).router;
