@@ -11,12 +11,20 @@
 // Besides the timings, the SQL statements the service sends per launch and per score (bench/count-statements.mjs,
 // preloaded with --import; background work of the same process included), which do not depend on the machine's load.
 // BENCH_SERVICE_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) profiles the service (written when it stops).
+// BENCH_LTI_SPLIT=1 posts the scores in two phases instead of one stream: every learner's first score (the first
+// completions), the background work settled, then the repeats; and prints for each phase its statements and the
+// service's CPU time per score (from /proc, whatever the machine's load) beside its rate. With BENCH_CPU_WINDOW_DIR
+// set (and `--import ./bench/cpu-window.mjs` in BENCH_SERVICE_NODE_OPTIONS) each phase is also a CPU profile
+// (1.cpuprofile: first completions, 2.cpuprofile: repeats), and with BENCH_STATEMENTS_TEXT_FILE set each phase's
+// statements by text, per score (<file>.1.json, <file>.2.json). BENCH_LTI_PARTS=ags runs the AGS part alone (one launch
+// for the line item, no launch figure, no NRPS).
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { SignJWT, exportJWK, decodeJwt } from 'jose';
+import { cpuUs } from './cpu.mjs';
 import { freePort, scratchDatabase, signInCookie, startMailSink, startService, stop } from './lib.mjs';
 
 const LAUNCHES = Number(process.env.BENCH_LTI_LAUNCHES ?? 2_000);
@@ -24,6 +32,8 @@ const CONCURRENCY = Number(process.env.BENCH_LTI_CONCURRENCY ?? 50);
 const SCORES = Number(process.env.BENCH_LTI_SCORES ?? 10_000);
 const MEMBERS = Number(process.env.BENCH_LTI_MEMBERS ?? 10_000);
 const SCORES_PER_LEARNER = 10;
+const SPLIT = process.env.BENCH_LTI_SPLIT === '1';
+const AGS_ONLY = process.env.BENCH_LTI_PARTS === 'ags';
 const LEARNERS = Math.max(1, Math.ceil(SCORES / SCORES_PER_LEARNER));
 const AGS = 'https://purl.imsglobal.org/spec/lti-ags/scope/';
 const NRPS = 'https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly';
@@ -181,14 +191,15 @@ try {
     if (auth.status !== 200 || !token) throw new Error(`authorize answered ${auth.status}: ${html.slice(0, 200)}`);
     lastIdToken = token;
   }
-  await pool(Math.min(100, LAUNCHES), CONCURRENCY, launchOnce); // warm-up
+  const launches = AGS_ONLY ? 1 : LAUNCHES;
+  await pool(Math.min(100, launches), CONCURRENCY, launchOnce); // warm-up
   const launchSql0 = await statementsSoFar();
-  const launchTimes = await pool(LAUNCHES, CONCURRENCY, launchOnce);
-  const launchSql = ((await statementsSoFar()) - launchSql0) / LAUNCHES;
-  await pool(Math.min(100, LAUNCHES), CONCURRENCY, async () => {
+  const launchTimes = await pool(launches, CONCURRENCY, launchOnce);
+  const launchSql = ((await statementsSoFar()) - launchSql0) / launches;
+  await pool(Math.min(100, launches), CONCURRENCY, async () => {
     await fetch(`${base}/api/v1/auth/me`, { headers: { cookie, 'x-forwarded-for': nextIp() } });
   });
-  const meTimes = await pool(LAUNCHES, CONCURRENCY, async () => {
+  const meTimes = await pool(launches, CONCURRENCY, async () => {
     const res = await fetch(`${base}/api/v1/auth/me`, { headers: { cookie, 'x-forwarded-for': nextIp() } });
     if (res.status !== 200) throw new Error(`/auth/me answered ${res.status}`);
     await res.arrayBuffer();
@@ -197,7 +208,7 @@ try {
   // Service token (client assertion signed with the tool's key), then the scores.
   const claims = decodeJwt(lastIdToken);
   const lineItem = claims['https://purl.imsglobal.org/spec/lti-ags/claim/endpoint'].lineitem;
-  const memberships = claims['https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice'].context_memberships_url;
+  let memberships = claims['https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice'].context_memberships_url;
   const assertion = await new SignJWT({ jti: randomUUID() })
     .setProtectedHeader({ alg: 'RS256' })
     .setIssuer(clientId)
@@ -223,9 +234,7 @@ try {
   ).rows.map((r) => r.id);
   const scoreUrl = `${base}${new URL(lineItem).pathname}/scores`;
   const t0 = Date.now();
-  const scoreSql0 = await statementsSoFar();
-  const s0 = performance.now();
-  await pool(SCORES, 8, async (i) => {
+  const postScore = async (i) => {
     const res = await fetch(scoreUrl, {
       method: 'POST',
       headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/vnd.ims.lis.v1.score+json' },
@@ -239,8 +248,65 @@ try {
       }),
     });
     if (res.status !== 204) throw new Error(`score answered ${res.status}: ${await res.text()}`);
-  });
-  const scoresMs = performance.now() - s0;
+  };
+  /** Waits until no event delivery is pending (the completions' background work), then a little more. */
+  const settled = async () => {
+    for (let i = 0; i < 600; i++) {
+      const [{ n }] = (
+        await client.query(
+          `SELECT count(*)::int AS n FROM domain_event_deliveries WHERE status = 'pending' AND run_after <= now()`,
+        )
+      ).rows;
+      if (n === 0) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  };
+  // With BENCH_STATEMENTS_TEXT_FILE (count-statements.mjs), each phase's statements by text go to <file>.<phase>.json.
+  const textFile = process.env.BENCH_STATEMENTS_TEXT_FILE;
+  const textCounts = () => (textFile ? JSON.parse(readFileSync(textFile, 'utf8')) : {});
+  const scoreSql0 = await statementsSoFar();
+  const phases = [];
+  let scoresMs;
+  if (!SPLIT) {
+    const s0 = performance.now();
+    await pool(SCORES, 8, postScore);
+    scoresMs = performance.now() - s0;
+  } else {
+    // Phase 1: the first score of every learner; phase 2: the repeats. Each phase's statements and CPU include its
+    // background work (settled before the phase's count is read).
+    scoresMs = 0;
+    const ranges = [
+      ['first completions', 0, learners.length],
+      ['repeats', learners.length, SCORES],
+    ];
+    for (const [name, from, to] of ranges) {
+      if (to <= from) continue;
+      const sql0 = await statementsSoFar();
+      const text0 = textCounts();
+      const cpu0 = cpuUs(api.pid);
+      if (process.env.BENCH_CPU_WINDOW_DIR) api.kill('SIGHUP');
+      const s0 = performance.now();
+      await pool(to - from, 8, (k) => postScore(from + k));
+      const ms = performance.now() - s0;
+      scoresMs += ms;
+      await settled();
+      if (process.env.BENCH_CPU_WINDOW_DIR) api.kill('SIGHUP');
+      const cpu = cpuUs(api.pid) - cpu0;
+      const sql = (await statementsSoFar()) - sql0;
+      if (textFile) {
+        // Each statement text of the phase with its count per score, most sent first.
+        const text1 = textCounts();
+        const perScore = Object.entries(text1)
+          .map(([text, n]) => [text, (n - (text0[text] ?? 0)) / (to - from)])
+          .filter(([, n]) => n > 0)
+          .sort((a, b) => b[1] - a[1]);
+        writeFileSync(`${textFile}.${phases.length + 1}.json`, JSON.stringify(perScore, null, 1));
+      }
+      phases.push({ name, n: to - from, ms, sqlPer: sql / (to - from), cpuUsPer: cpu / (to - from) });
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
   // Background work (the outbox's events of the completions) settles before the count is read.
   await new Promise((r) => setTimeout(r, 2000));
   const scoreSql = ((await statementsSoFar()) - scoreSql0) / SCORES;
@@ -261,7 +327,8 @@ try {
 
   // NRPS: every page of 1 000.
   const n0 = performance.now();
-  let next = `${base}${new URL(memberships).pathname}?limit=1000`;
+  if (AGS_ONLY) memberships = null;
+  let next = memberships ? `${base}${new URL(memberships).pathname}?limit=1000` : null;
   let members = 0;
   let pages = 0;
   while (next) {
@@ -293,6 +360,12 @@ try {
       `(once each: ${completions === learners.length && events === learners.length}); baseline /version ` +
       `${Math.round((SCORES / versionMs) * 1000)} req/s; ${scoreSql.toFixed(1)} SQL statements per score (background work included)`,
   );
+  for (const ph of phases) {
+    console.log(
+      `  AGS phase ${ph.name}: ${ph.n} scores in ${(ph.ms / 1000).toFixed(2)} s = ${Math.round((ph.n / ph.ms) * 1000)} scores/s; ` +
+        `${ph.sqlPer.toFixed(2)} SQL statements and ${Math.round(ph.cpuUsPer)} us of service CPU per score (background work included)`,
+    );
+  }
   console.log(
     `NRPS: ${members} members in ${pages} pages of 1 000 in ${nrpsMs.toFixed(0)} ms (target <= 1 000 ms); baseline one SQL ` +
       `query ${sqlMs.toFixed(0)} ms`,

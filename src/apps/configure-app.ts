@@ -14,6 +14,7 @@ import { RealtimeIoAdapter } from '@/core/realtime/realtime.adapter';
 import { Realtime } from '@/core/realtime/realtime.service';
 import { observeRequests } from '@/core/logging/request-logging';
 import { installHealthFastPath } from '@/core/http/health-fast-path';
+import { type IndexableRouter, installRouteIndex } from '@/core/http/route-index';
 import {
   isOAuthProtocolPath,
   isScimProtocolPath,
@@ -51,6 +52,8 @@ export async function prepareApp(app: NestExpressApplication, config: AppConfig)
       ? sendScimProtocolError(res, 404, undefined, 'Not found.')
       : sendErrorEnvelope(res, 404, 'not_found', 'Not found.', requestIdOf(req)),
   );
+  // Each request tries only the routes that can match its path (route-index.ts); the same layer answers.
+  installRouteIndex((app.getHttpAdapter().getInstance() as unknown as { router: IndexableRouter }).router);
 }
 
 function configureApp(app: NestExpressApplication, config: AppConfig): void {

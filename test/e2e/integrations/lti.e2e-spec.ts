@@ -5,6 +5,7 @@ import { LtiKeysService } from '@/modules/integrations/lti';
 import { LTI_TOKEN_TOOL, ltiServiceBudget, LtiMaintenance } from '@/modules/integrations/lti/testing';
 import { CookieJar, type LtiTool, parseFormPost, startLtiTool } from '../../support/lti-tool';
 import { addMember, adult, createOrganization } from '../../support/tenancy';
+import { settle } from '../../support/engagement';
 import { waitUntil } from '../../support/wait';
 import { createTestApp, type TestApp } from '../../support/test-app';
 
@@ -369,6 +370,79 @@ describe('LTI 1.3 platform', () => {
       await score(new Date(before.timestamp.getTime() - 60_000), 10);
       await score(before.timestamp, 9);
       expect(await stored()).toEqual(before);
+    });
+
+    it('concurrent first scores complete the lesson and the course once, and its XP, badge and notification once', async () => {
+      const token = tool.launches[tool.launches.length - 1];
+      const lineItem = (token.platformContext.endpoint as { lineitem: string }).lineitem;
+      const other = await adult(t);
+      await addMember(t, orgA, other.user.id, 'student');
+      await other.agent.post(`/api/v1/organizations/${orgA}/courses/${courseId}/enroll`).expect(201);
+      const platform = await tool.provider.getPlatform(t.baseUrl, clientId);
+      const { access_token: accessToken } = await platform.platformAccessToken(`${AGS}score`);
+      const at = Date.now() - 60_000;
+      await Promise.all(
+        Array.from({ length: 6 }, (_, i) =>
+          t
+            .client()
+            .post(`${new URL(lineItem).pathname}/scores`)
+            .set('Authorization', `Bearer ${accessToken}`)
+            .set('Content-Type', 'application/vnd.ims.lis.v1.score+json')
+            .send(
+              JSON.stringify({
+                userId: other.user.id,
+                scoreGiven: 1 + i,
+                scoreMaximum: 10,
+                activityProgress: 'Completed',
+                gradingProgress: 'FullyGraded',
+                timestamp: new Date(at + i * 1000).toISOString(),
+              }),
+            )
+            .expect(204),
+        ),
+      );
+      const count = async (sql: string, params: unknown[]) => (await t.db.query<{ n: number }[]>(sql, params))[0].n;
+      const byUser = `SELECT count(*)::int AS n FROM domain_events WHERE name = $1 AND payload->>'user_id' = $2`;
+      expect(
+        await count(`SELECT count(*)::int AS n FROM lesson_completions WHERE user_id = $1 AND lesson_id = $2`, [
+          other.user.id,
+          lessonId,
+        ]),
+      ).toBe(1);
+      expect(await count(byUser, ['lesson.completed', other.user.id])).toBe(1);
+      expect(await count(byUser, ['course.completed', other.user.id])).toBe(1);
+      const [enrollment] = await t.db.query(
+        `SELECT status FROM enrollments WHERE organization_id = $1 AND user_id = $2 AND course_id = $3`,
+        [orgA, other.user.id, courseId],
+      );
+      expect(enrollment.status).toBe('completed');
+      const [result] = await t.db.query(`SELECT score_given FROM lti_results WHERE user_id = $1`, [other.user.id]);
+      expect(Number(result.score_given)).toBe(6);
+
+      // The background effects, as after POST .../complete: XP for the lesson and the course, the first-lesson
+      // badge and its notification, each once.
+      await settle(t);
+      const ledger = await t.db.query(
+        `SELECT source, source_id, amount FROM xp_ledger WHERE organization_id = $1 AND user_id = $2 ORDER BY source`,
+        [orgA, other.user.id],
+      );
+      expect(ledger).toEqual([
+        { source: 'course', source_id: courseId, amount: 100 },
+        { source: 'lesson', source_id: lessonId, amount: 10 },
+      ]);
+      expect(
+        await count(`SELECT count(*)::int AS n FROM badge_awards WHERE user_id = $1 AND code = 'first_lesson'`, [
+          other.user.id,
+        ]),
+      ).toBe(1);
+      expect(await count(byUser, ['badge.awarded', other.user.id])).toBeGreaterThanOrEqual(1);
+      expect(
+        await count(`SELECT count(*)::int AS n FROM notifications WHERE user_id = $1 AND category = 'badge_earned'`, [
+          other.user.id,
+        ]),
+      ).toBe(await count(byUser, ['badge.awarded', other.user.id]));
+      // The learner leaves again: the roster the later tests read is the one they set up.
+      await other.agent.delete(`/api/v1/organizations/${orgA}/members/${other.user.id}`).expect(204);
     });
 
     it('the lesson’s score shows in the learner’s progress and the teacher’s student view, in its organization only', async () => {

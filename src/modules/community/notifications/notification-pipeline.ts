@@ -59,34 +59,61 @@ export class NotificationPipeline {
 
   /** Creates and delivers one notification; null when the person is gone, wants none of it, or already has it. */
   async notify(spec: NotifySpec, tx: Tx): Promise<NotificationRow | null> {
-    const [recipient] = await this.repository.recipients([spec.userId], tx);
-    if (!recipient || recipient.erased) return null;
-    const pref = effectivePreferences(recipient.categories ?? {})[spec.category];
-    if (!pref.in_app && !pref.push && !pref.email) return null;
-    const orgLocale = spec.organizationId
-      ? (await this.repository.organizations([spec.organizationId], tx)).get(spec.organizationId)?.locale
-      : null;
-    const locale = resolveLocale(recipient.locale, orgLocale);
-    const written = write(locale, spec.content);
-    const row = await this.repository.insert(
-      {
-        user_id: recipient.id,
-        organization_id: spec.organizationId,
-        category: spec.category,
-        title: written.title,
-        body: written.body,
-        url: this.url(spec.path),
-        data: spec.data,
-        source_key: spec.sourceKey,
-        in_app: pref.in_app,
-      },
-      this.clock.now(),
-      tx,
+    return (await this.notifyMany([spec], tx))[0];
+  }
+
+  /**
+   * `notify` for several notifications in one transaction (a batch of events): the people and the organizations are
+   * read once for all, then each notification is created and delivered in order as `notify` does. Answers, per spec
+   * in order, the row created or null.
+   */
+  async notifyMany(specs: readonly NotifySpec[], tx: Tx): Promise<(NotificationRow | null)[]> {
+    if (specs.length === 0) return [];
+    const recipients = new Map(
+      (await this.repository.recipients([...new Set(specs.map((s) => s.userId))], tx)).map((r) => [r.id, r]),
     );
-    if (!row) return null;
-    if (row.in_app) this.realtime.created(row, tx);
-    await this.deliver(row, recipient, pref, locale, tx);
-    return row;
+    const wanted = specs.map((spec) => {
+      const recipient = recipients.get(spec.userId);
+      if (!recipient || recipient.erased) return null;
+      const pref = effectivePreferences(recipient.categories ?? {})[spec.category];
+      return pref.in_app || pref.push || pref.email ? { recipient, pref } : null;
+    });
+    const orgIds = [
+      ...new Set(specs.flatMap((s, i) => (wanted[i] && s.organizationId !== null ? [s.organizationId] : []))),
+    ];
+    const organizations = await this.repository.organizations(orgIds, tx);
+    const out: (NotificationRow | null)[] = [];
+    for (let i = 0; i < specs.length; i++) {
+      const spec = specs[i];
+      const w = wanted[i];
+      if (!w) {
+        out.push(null);
+        continue;
+      }
+      const orgLocale = spec.organizationId ? organizations.get(spec.organizationId)?.locale : null;
+      const locale = resolveLocale(w.recipient.locale, orgLocale);
+      const written = write(locale, spec.content);
+      const row = await this.repository.insert(
+        {
+          user_id: w.recipient.id,
+          organization_id: spec.organizationId,
+          category: spec.category,
+          title: written.title,
+          body: written.body,
+          url: this.url(spec.path),
+          data: spec.data,
+          source_key: spec.sourceKey,
+          in_app: w.pref.in_app,
+        },
+        this.clock.now(),
+        tx,
+      );
+      out.push(row);
+      if (!row) continue;
+      if (row.in_app) this.realtime.created(row, tx);
+      await this.deliver(row, w.recipient, w.pref, locale, tx);
+    }
+    return out;
   }
 
   /** Queues the push and email deliveries of a created notification. */

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { JobsService } from '@/core/queue/jobs.service';
 import type { DomainEvent } from '@/core/events/event-catalog';
-import { type DeliveryContext, OnDomainEvent } from '@/core/events/on-domain-event.decorator';
+import { type DeliveryContext, OnDomainEvent, OnDomainEventBatch } from '@/core/events/on-domain-event.decorator';
 import { NEW_COURSE_BATCH } from './notifications.jobs';
-import { NotificationPipeline } from './notification-pipeline';
+import { NotificationPipeline, type NotifySpec } from './notification-pipeline';
 import { NotificationsRepository } from './notifications.repository';
 
 /**
@@ -36,21 +36,18 @@ export class NotificationSubscribers {
     );
   }
 
-  @OnDomainEvent('badge.awarded', { id: 'notifications.badge_earned' })
+  /**
+   * A batch: badges come in bursts (every learner's first lesson earns one), so the people and organizations of a
+   * claim are read once and its deliveries recorded in one transaction.
+   */
+  @OnDomainEventBatch('badge.awarded', { id: 'notifications.badge_earned', size: 200 })
+  async badgesAwarded(events: DomainEvent<'badge.awarded'>[], ctx: DeliveryContext): Promise<void> {
+    await this.pipeline.notifyMany(events.map(badgeEarned), ctx.tx);
+  }
+
+  /** One event's notification (as `badgesAwarded` gives it). */
   async badgeAwarded(event: DomainEvent<'badge.awarded'>, ctx: DeliveryContext): Promise<void> {
-    const { user_id, code } = event.payload;
-    await this.pipeline.notify(
-      {
-        userId: user_id,
-        organizationId: event.organization_id,
-        category: 'badge_earned',
-        sourceKey: event.id,
-        path: '/profile/badges',
-        data: { badge_code: code },
-        content: { category: 'badge_earned', badge_code: code },
-      },
-      ctx.tx,
-    );
+    await this.pipeline.notify(badgeEarned(event), ctx.tx);
   }
 
   /** Members of every organization that sees the course, in jobs of 500 (13.1). */
@@ -189,4 +186,17 @@ export class NotificationSubscribers {
       ctx.tx,
     );
   }
+}
+
+function badgeEarned(event: DomainEvent<'badge.awarded'>): NotifySpec {
+  const { user_id, code } = event.payload;
+  return {
+    userId: user_id,
+    organizationId: event.organization_id,
+    category: 'badge_earned',
+    sourceKey: event.id,
+    path: '/profile/badges',
+    data: { badge_code: code },
+    content: { category: 'badge_earned', badge_code: code },
+  };
 }

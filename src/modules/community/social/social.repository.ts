@@ -660,12 +660,15 @@ export class SocialRepository {
   // ---- subjects of activity items, through their owners' read views ----
 
   /** Whether the person's activity may be shown now: a public profile, and not a minor. */
-  async profileShown(userId: string, tx: Tx): Promise<boolean> {
-    const rows = await tx.manager.query<{ shown: boolean }[]>(
-      `SELECT public_profile AND age_bracket IS DISTINCT FROM 'under_18' AS shown FROM users_read WHERE id = $1`,
-      [userId],
+  /** Of these people, those whose profile is public and who are not minors (their facts go to the feed). */
+  async profilesShown(userIds: readonly string[], tx: Tx): Promise<Set<string>> {
+    if (userIds.length === 0) return new Set();
+    const rows = await tx.manager.query<{ id: string }[]>(
+      `SELECT id FROM users_read WHERE id = ANY($1::uuid[])
+         AND public_profile AND age_bracket IS DISTINCT FROM 'under_18'`,
+      [userIds],
     );
-    return rows[0]?.shown === true;
+    return new Set(rows.map((r) => r.id));
   }
 
   async courseTitle(courseId: string, tx: Tx): Promise<string | null> {

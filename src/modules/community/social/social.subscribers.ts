@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Tx } from '@/core/database/transaction';
 import type { DomainEvent } from '@/core/events/event-catalog';
-import { type DeliveryContext, OnDomainEvent } from '@/core/events/on-domain-event.decorator';
+import { type DeliveryContext, OnDomainEventBatch } from '@/core/events/on-domain-event.decorator';
 import type { ActivityKind } from './dto/feed.dto';
 import { SocialRepository } from './social.repository';
 
@@ -24,7 +24,7 @@ type ActivityEvent =
 export class ActivitySubscriber {
   constructor(private readonly repository: SocialRepository) {}
 
-  @OnDomainEvent(
+  @OnDomainEventBatch(
     [
       'course.completed',
       'badge.awarded',
@@ -33,26 +33,30 @@ export class ActivitySubscriber {
       'level.reached',
       'streak.milestone',
     ],
-    { id: 'social.activity_item' },
+    // A batch: the people's profiles are read once for all (most learners' are not public: nothing else is read).
+    { id: 'social.activity_item', size: 200 },
   )
-  async onFact(event: DomainEvent<ActivityEvent>, ctx: DeliveryContext): Promise<void> {
-    const organizationId = event.organization_id;
-    if (!organizationId) return;
-    const userId = event.payload.user_id;
-    if (!(await this.repository.profileShown(userId, ctx.tx))) return;
-    const item = await this.activityOf(event, organizationId, ctx.tx);
-    if (!item) return;
-    await this.repository.insertActivity(
-      {
-        organizationId,
-        userId,
-        kind: item.kind,
-        activity: item.activity,
-        occurredAt: new Date(event.occurred_at),
-        eventId: event.id,
-      },
-      ctx.tx,
-    );
+  async onFacts(events: DomainEvent<ActivityEvent>[], ctx: DeliveryContext): Promise<void> {
+    const scoped = events.filter((e) => e.organization_id !== null);
+    const shown = await this.repository.profilesShown([...new Set(scoped.map((e) => e.payload.user_id))], ctx.tx);
+    for (const event of scoped) {
+      const organizationId = event.organization_id!;
+      const userId = event.payload.user_id;
+      if (!shown.has(userId)) continue;
+      const item = await this.activityOf(event, organizationId, ctx.tx);
+      if (!item) continue;
+      await this.repository.insertActivity(
+        {
+          organizationId,
+          userId,
+          kind: item.kind,
+          activity: item.activity,
+          occurredAt: new Date(event.occurred_at),
+          eventId: event.id,
+        },
+        ctx.tx,
+      );
+    }
   }
 
   /** The item's kind and fields; null when its subject is gone (a deleted course) or it is a reissue. */

@@ -221,7 +221,8 @@ export class LtiAdvantageService {
   ): Promise<void> {
     const userId = person.userId;
     try {
-      await this.progress.completeLesson(
+      // The score's statement found the learner enrolled and the lesson on the context's course.
+      await this.progress.completeEnrolledLesson(
         { organizationId: context.organization_id, userId, role: person.role },
         context.course_id,
         lessonId,

@@ -60,8 +60,9 @@ export class CatalogService {
     return this.courses.lesson(courseId, lessonId, tx);
   }
 
-  countLessons(courseId: string, tx?: Tx): Promise<number> {
-    return this.courses.countLessons(courseId, tx);
+  /** A course by id with one of its lessons (whether it has a quiz), in one read; null when the lesson is not its. */
+  courseLesson(courseId: string, lessonId: string): Promise<{ course: CourseRow; hasQuiz: boolean } | null> {
+    return this.courses.courseLesson(courseId, lessonId);
   }
 
   /** The lesson's quiz with its answers, or null. */

@@ -126,12 +126,19 @@ export class CoursesRepository {
     return rows[0] ?? null;
   }
 
-  async countLessons(courseId: string, tx?: Tx): Promise<number> {
-    const rows = await db(this.dataSource, tx).query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM lessons_read WHERE course_id = $1`,
-      [courseId],
+  /**
+   * The course and one of its lessons (id and whether it has a quiz), in one statement; null when the lesson is not
+   * the course's.
+   */
+  async courseLesson(courseId: string, lessonId: string): Promise<{ course: CourseRow; hasQuiz: boolean } | null> {
+    const rows = await this.dataSource.query<(CourseRow & { lesson_has_quiz: boolean })[]>(
+      `SELECT ${COURSE_COLUMNS}, EXISTS (SELECT 1 FROM quizzes_read q WHERE q.lesson_id = l.id) AS lesson_has_quiz
+       FROM courses_read c JOIN lessons_read l ON l.course_id = c.id WHERE c.id = $1 AND l.id = $2`,
+      [courseId, lessonId],
     );
-    return rows[0]?.n ?? 0;
+    if (rows.length === 0) return null;
+    const { lesson_has_quiz: hasQuiz, ...course } = rows[0];
+    return { course, hasQuiz };
   }
 
   /** The quizzes of these lessons with their questions and options in order (three queries for any number). */

@@ -10,6 +10,12 @@ export interface EnrollmentRow extends EnrollmentRecord {
   total_lessons: number;
 }
 
+/** A person's completed lessons of a course, and the course's lessons. */
+export interface CompletionCounts {
+  done: number;
+  total: number;
+}
+
 export interface ProgressRow extends EnrollmentRow {
   user_id: string;
 }
@@ -61,6 +67,32 @@ export class ProgressRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * Locks the enrollment until the transaction ends (completions of one enrollment run one at a time), moves its last
+   * activity to `now` (undone with the transaction when the completion is refused) and answers its status and whether
+   * the lesson is completed already; null when not enrolled. One statement for what was a lock, a look-up and a
+   * touch. The look-up may miss a completion committed while this waited for the lock: `insertCompletion` (ON
+   * CONFLICT DO NOTHING) still writes it once.
+   */
+  async lockForCompletion(
+    organizationId: string,
+    userId: string,
+    courseId: string,
+    lessonId: string,
+    now: Date,
+    tx: Tx,
+  ): Promise<{ status: string; lesson_completed: boolean } | null> {
+    // TypeORM answers an UPDATE ... RETURNING as [rows, affected count].
+    const [rows] = await tx.manager.query<[{ status: string; lesson_completed: boolean }[], number]>(
+      `UPDATE enrollments e SET last_activity_at = GREATEST(e.last_activity_at, $4)
+       WHERE ${orgEq(1, 'e')} AND e.user_id = $2 AND e.course_id = $3
+       RETURNING e.status, EXISTS (SELECT 1 FROM lesson_completions lc
+         WHERE ${orgEq(1, 'lc')} AND lc.user_id = $2 AND lc.lesson_id = $5) AS lesson_completed`,
+      [organizationId, userId, courseId, now, lessonId],
+    );
+    return rows[0] ?? null;
+  }
+
   /** True when inserted; false when the person was already enrolled (a concurrent enroll waits, then finds it). */
   async insert(organizationId: string, userId: string, courseId: string, now: Date, tx: Tx): Promise<boolean> {
     const rows = await tx.manager.query<unknown[]>(
@@ -98,14 +130,11 @@ export class ProgressRepository {
     return rows.map((r) => r.lesson_id);
   }
 
-  async isLessonCompleted(organizationId: string, userId: string, lessonId: string, tx: Tx): Promise<boolean> {
-    const rows = await tx.manager.query<unknown[]>(
-      `SELECT 1 FROM lesson_completions WHERE ${orgEq(1)} AND user_id = $2 AND lesson_id = $3`,
-      [organizationId, userId, lessonId],
-    );
-    return rows.length > 0;
-  }
-
+  /**
+   * Records the completion (`inserted` false when it existed already) and, in the same statement, counts the
+   * person's completed lessons of the course, this one included (`done`), and the course's lessons (`total`). Under
+   * the enrollment lock, so no other completion of the enrollment commits in between.
+   */
   async insertCompletion(
     organizationId: string,
     userId: string,
@@ -113,21 +142,31 @@ export class ProgressRepository {
     lessonId: string,
     now: Date,
     tx: Tx,
-  ): Promise<boolean> {
-    const rows = await tx.manager.query<unknown[]>(
-      `INSERT INTO lesson_completions (organization_id, user_id, course_id, lesson_id, completed_at)
-       VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING lesson_id`,
+  ): Promise<{ inserted: boolean } & CompletionCounts> {
+    // The statement's snapshot does not show its own insert: `done` adds it to the completions counted before.
+    const rows = await tx.manager.query<{ inserted: number; before: number; total: number }[]>(
+      `WITH ins AS (
+         INSERT INTO lesson_completions (organization_id, user_id, course_id, lesson_id, completed_at)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING lesson_id)
+       SELECT (SELECT count(*)::int FROM ins) AS inserted,
+              (SELECT count(*)::int FROM lesson_completions lc
+                WHERE ${orgEq(1, 'lc')} AND lc.course_id = $3 AND lc.user_id = $2) AS before,
+              (SELECT count(*)::int FROM lessons_read l WHERE l.course_id = $3) AS total`,
       [organizationId, userId, courseId, lessonId, now],
     );
-    return rows.length > 0;
+    const { inserted, before, total } = rows[0];
+    return { inserted: inserted > 0, done: before + inserted, total };
   }
 
-  async countCompleted(organizationId: string, userId: string, courseId: string, tx: Tx): Promise<number> {
-    const rows = await tx.manager.query<{ n: number }[]>(
-      `SELECT count(*)::int AS n FROM lesson_completions WHERE ${orgEq(1)} AND course_id = $3 AND user_id = $2`,
+  /** The person's completed lessons of the course and the course's lessons, in one statement. */
+  async completionCounts(organizationId: string, userId: string, courseId: string, tx: Tx): Promise<CompletionCounts> {
+    const rows = await tx.manager.query<CompletionCounts[]>(
+      `SELECT (SELECT count(*)::int FROM lesson_completions lc
+                WHERE ${orgEq(1, 'lc')} AND lc.course_id = $3 AND lc.user_id = $2) AS done,
+              (SELECT count(*)::int FROM lessons_read l WHERE l.course_id = $3) AS total`,
       [organizationId, userId, courseId],
     );
-    return rows[0]?.n ?? 0;
+    return rows[0];
   }
 
   async markCompleted(organizationId: string, userId: string, courseId: string, now: Date, tx: Tx): Promise<void> {

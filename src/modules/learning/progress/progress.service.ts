@@ -1,4 +1,3 @@
-import { readAll } from '@/core/database/db';
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Membership } from '@/core/auth/tenancy';
 import { Clock } from '@/core/clock/clock';
@@ -20,7 +19,7 @@ import type { LessonScoreDto, MyProgressDto, QuizResultDto, QuizSubmissionInputD
 import { gradeQuiz, percent } from './learning-rules';
 import { CompletionRequirements, type ExamRequirement, NO_EXAM_REQUIREMENT } from './completion-requirements.port';
 import { type LessonScore, LessonScores } from './lesson-scores.port';
-import { type EnrollmentRow, ProgressRepository } from './progress.repository';
+import { type CompletionCounts, type EnrollmentRow, ProgressRepository } from './progress.repository';
 
 /** One person's progress in one course of an organization (teacher views, programs, reports). */
 export interface CourseProgress {
@@ -164,37 +163,57 @@ export class ProgressService implements LearnerState {
   async completeLesson(member: Membership, idOrSlug: string, lessonId: string): Promise<EnrollmentDto> {
     const { organizationId, userId } = member;
     const { course, lesson } = await this.enrolledLesson(member, idOrSlug, lessonId);
+    await this.complete(member, course, lesson.id, lesson.has_quiz);
+    const row = await this.progress.find(organizationId, userId, course.id);
+    if (!row) throw notEnrolled();
+    return toDto(row, await this.examsOf(organizationId, userId, course.id));
+  }
+
+  /**
+   * `completeLesson` for a caller that has found the member enrolled in the course already (an LTI score on the
+   * lesson's line item), with the same effects, lock and errors once past its checks, and no answer: the course and
+   * the lesson are read in one statement (404 when the course is a draft or the lesson not in it; no catalog
+   * visibility check, which only matters to people not enrolled), and the enrollment is not read back.
+   */
+  async completeEnrolledLesson(member: Membership, courseId: string, lessonId: string): Promise<void> {
+    const found = isUuid(courseId) && isUuid(lessonId) ? await this.catalog.courseLesson(courseId, lessonId) : null;
+    if (!found || found.course.status === 'draft') throw ApiError.notFound();
+    await this.complete(member, found.course, lessonId.toLowerCase(), found.hasQuiz);
+  }
+
+  /** The completion's transaction (completeLesson). */
+  private async complete(member: Membership, course: CourseRow, lessonId: string, hasQuiz: boolean): Promise<void> {
+    const { organizationId, userId } = member;
     const now = this.clock.now();
     await this.transactions
       .run(async (tx) => {
-        const enrollment = await this.progress.lock(organizationId, userId, course.id, tx);
+        const enrollment = await this.progress.lockForCompletion(organizationId, userId, course.id, lessonId, now, tx);
         if (!enrollment) throw notEnrolled();
-        if (!(await this.progress.isLessonCompleted(organizationId, userId, lesson.id, tx))) {
-          const quiz = lesson.has_quiz ? await this.catalog.quizOf(lesson.id, tx) : null;
-          if (quiz && !(await this.progress.hasPassed(organizationId, userId, lesson.id, quiz.id, tx))) {
+        let counts: CompletionCounts | undefined;
+        if (!enrollment.lesson_completed) {
+          const quiz = hasQuiz ? await this.catalog.quizOf(lessonId, tx) : null;
+          if (quiz && !(await this.progress.hasPassed(organizationId, userId, lessonId, quiz.id, tx))) {
             throw ApiError.conflict('quiz_not_passed', 'Pass the lesson quiz before completing the lesson.');
           }
-          if (await this.progress.insertCompletion(organizationId, userId, course.id, lesson.id, now, tx)) {
+          const completion = await this.progress.insertCompletion(organizationId, userId, course.id, lessonId, now, tx);
+          if (completion.inserted) {
             await this.events.publish(
               tx,
               'lesson.completed',
-              { user_id: userId, course_id: course.id, lesson_id: lesson.id },
+              { user_id: userId, course_id: course.id, lesson_id: lessonId },
               { organizationId, actorId: userId, occurredAt: now },
             );
           }
+          counts = completion;
         }
-        await this.progress.touch(organizationId, userId, course.id, now, tx);
         if (enrollment.status === 'completed') return;
-        await this.completeWhenDone(organizationId, userId, course, now, userId, tx);
+        await this.completeWhenDone(organizationId, userId, course, now, userId, tx, counts);
       })
       .catch((err: unknown) => {
         // The lesson was deleted, or the enrollment removed, in between.
         if (isForeignKeyViolation(err)) throw ApiError.notFound();
         throw err;
       });
-    const row = await this.progress.find(organizationId, userId, course.id);
-    if (!row) throw notEnrolled();
-    return toDto(row, await this.examsOf(organizationId, userId, course.id));
   }
 
   /** Grades a submission of the lesson's quiz and records it (every attempt is kept). */
@@ -309,6 +328,8 @@ export class ProgressService implements LearnerState {
   /**
    * With the enrollment locked: when every lesson is completed and every required exam passed, marks the course
    * completed, issues its certificate (when the course issues one) and publishes `course.completed`, in `tx`.
+   * `counts`: the lessons completed and in the course when the caller has them (read with the completion); the
+   * exams are read only once every lesson is completed.
    */
   private async completeWhenDone(
     organizationId: string,
@@ -317,13 +338,12 @@ export class ProgressService implements LearnerState {
     now: Date,
     actorId: string | null,
     tx: Tx,
+    counts?: CompletionCounts,
   ): Promise<void> {
-    const [done, total, exams] = await readAll(tx, [
-      () => this.progress.countCompleted(organizationId, userId, course.id, tx),
-      () => this.catalog.countLessons(course.id, tx),
-      () => this.examsOf(organizationId, userId, course.id, tx),
-    ]);
-    if (total === 0 || done < total || exams.passed < exams.required) return;
+    const { done, total } = counts ?? (await this.progress.completionCounts(organizationId, userId, course.id, tx));
+    if (total === 0 || done < total) return;
+    const exams = await this.examsOf(organizationId, userId, course.id, tx);
+    if (exams.passed < exams.required) return;
     await this.progress.markCompleted(organizationId, userId, course.id, now, tx);
     await this.events.publish(
       tx,
