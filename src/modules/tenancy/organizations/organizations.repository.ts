@@ -128,7 +128,7 @@ export class OrganizationsRepository {
        ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id`,
       [organizationId, userId, role, now],
     );
-    await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
+    if (rows.length === 1) await this.membershipCreated([`${organizationId}:${userId}`], tx);
     return rows.length === 1;
   }
 
@@ -154,8 +154,20 @@ export class OrganizationsRepository {
     );
     if (!row?.unlimited) return 'limited';
     if (!row.added) return 'member';
-    await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
+    await this.membershipCreated([`${organizationId}:${userId}`], tx);
     return 'added';
+  }
+
+  /**
+   * Memberships this statement created (none existed): nothing can be cached for them, since a look-up that finds no
+   * membership is never cached, so there is nothing to drop before the commit. Instances are still told once it has
+   * committed (at once without a transaction), which also drops a copy of an earlier membership of the same key whose
+   * removal's message had not reached them yet. One Redis round trip, outside the transaction.
+   */
+  private async membershipCreated(keys: string[], tx?: Tx): Promise<void> {
+    if (keys.length === 0) return;
+    if (tx) tx.afterCommit(() => this.membershipCache.invalidateMany(keys));
+    else await this.membershipCache.invalidateMany(keys);
   }
 
   /** Of these people, those who are members of the organization (read in the transaction when given). */
@@ -182,8 +194,8 @@ export class OrganizationsRepository {
        ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id`,
       [organizationId, members.map((m) => m.userId), members.map((m) => m.role), now],
     );
-    await this.membershipCache.invalidateMany(
-      members.map((m) => `${organizationId}:${m.userId}`),
+    await this.membershipCreated(
+      rows.map((r) => `${organizationId}:${r.user_id}`),
       tx,
     );
     return new Set(rows.map((r) => r.user_id));
