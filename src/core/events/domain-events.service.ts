@@ -75,6 +75,42 @@ export class DomainEvents implements OnApplicationShutdown {
     return rows.map((r) => r.id);
   }
 
+  /**
+   * `publish` of one event by the fact's own statement (as `AuditService.insertCte` writes an audit line): answers a
+   * data-modifying CTE, its parameters numbered from `$<firstParam>`, that writes the event and its deliveries only
+   * when `when` (a condition of that statement, e.g. that its insert added a row) holds: one round trip fewer in the
+   * fact's transaction. The caller calls `published(tx)` when the statement did write it, so that the dispatchers are
+   * woken after the commit.
+   */
+  publishCte<N extends EventName>(
+    name: N,
+    payload: EventPayload<N>,
+    meta: PublishMeta,
+    firstParam: number,
+    when: string,
+  ): { sql: string; params: unknown[]; published: (tx: Tx) => void } {
+    const problems = payloadProblems(name, payload);
+    if (problems.length > 0) throw new Error(`Event "${name}" does not match the catalog: ${problems.join('; ')}`);
+    const now = this.clock.now();
+    const subscribers = this.subscribers.of(name).map((s) => s.id);
+    const row = {
+      id: randomUUID(),
+      name,
+      version: DOMAIN_EVENTS[name].version,
+      organization_id: meta.organizationId,
+      actor_id: meta.actorId,
+      occurred_at: meta.occurredAt ?? now,
+      payload: payload as Record<string, unknown>,
+    };
+    const cte = this.repository.insertCte(row, subscribers, now, firstParam, when);
+    return {
+      ...cte,
+      published: (tx) => {
+        if (subscribers.length > 0) tx.afterCommit(() => this.wakeDispatchers(name));
+      },
+    };
+  }
+
   /** Wakes the dispatchers (at most once per EVENTS_WAKE_MS of real time; the poll is the fallback). */
   private wakeDispatchers(name: string): Promise<void> | undefined {
     if (this.wakeTimer) return undefined; // a wake is due at the end of the interval: it covers this commit too

@@ -135,7 +135,8 @@ export class OrganizationsRepository {
   /**
    * `addMember` in one statement when the organization has no member limit (read in the same statement): answers
    * 'added', 'member' (already one) or 'limited' (the organization has a limit, or does not exist: the caller
-   * takes the way with the limit's lock and count).
+   * takes the way with the limit's lock and count). `alsoWhenAdded` adds a data-modifying CTE that runs only when
+   * the member was added (given `$<firstParam>` and that condition).
    */
   async addMemberUnlimited(
     organizationId: string,
@@ -143,14 +144,17 @@ export class OrganizationsRepository {
     role: OrgRole,
     now: Date,
     tx: Tx,
+    alsoWhenAdded?: (firstParam: number, when: string) => { sql: string; params: unknown[] },
   ): Promise<'added' | 'member' | 'limited'> {
+    // Another owner's write in the same statement, only when the member was added (the `member.joined` event).
+    const also = alsoWhenAdded?.(5, 'EXISTS (SELECT 1 FROM added)');
     const [row] = await tx.manager.query<{ unlimited: boolean; added: boolean }[]>(
       `WITH o AS (SELECT id FROM organizations WHERE id = $1 AND member_limit IS NULL),
        added AS (
          INSERT INTO memberships (organization_id, user_id, role, joined_at) SELECT o.id, $2, $3, $4 FROM o
-         ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id)
+         ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id)${also ? `, ${also.sql}` : ''}
        SELECT EXISTS (SELECT 1 FROM o) AS unlimited, EXISTS (SELECT 1 FROM added) AS added`,
-      [organizationId, userId, role, now],
+      [organizationId, userId, role, now, ...(also?.params ?? [])],
     );
     if (!row?.unlimited) return 'limited';
     if (!row.added) return 'member';
