@@ -283,3 +283,188 @@ export async function signInCookie(base, mail, email) {
     .map((c) => c.split(';')[0])
     .join('; ');
 }
+
+/** Runs `work(i, loop)` for i in 0..n-1 from `loops` concurrent loops; answers the elapsed ms. */
+export async function concurrently(n, loops, work) {
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: loops }, async (_, loop) => {
+      for (let i = next++; i < n; i = next++) await work(i, loop);
+    }),
+  );
+  return performance.now() - t0;
+}
+
+/** CPU time (user + system, all threads, in microseconds) a process has used so far, from /proc/<pid>/stat. */
+export function processCpuUs(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of proc_pid_stat(5), counted here from the state (field 3); 100 ticks/s.
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100;
+  } catch {
+    return 0; // gone
+  }
+}
+
+/** A SCIM client for one token: `(method, path, body)` answers the parsed body; anything but 2xx throws. */
+export function scimCaller(base, token) {
+  return async (method, path, body) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/scim+json' },
+      body: body && JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+    return JSON.parse(text);
+  };
+}
+
+/**
+ * The part bench/scim.mjs and bench/scim-statements.mjs share. Starts the built service on a scratch database (the
+ * SCIM token's request limit off: at 1 200 a minute the sync would measure the limit; `extraEnv` added), signs an
+ * owner in, creates the organization of the sync and that of the look-ups and, after a step-up, a SCIM token for
+ * each. Answers:
+ * - `seedMembers(n)`: n members of the look-up organization (account, membership, directory row) in plain SQL, then
+ *   VACUUM ANALYZE; `lookupName(i)` names one of them;
+ * - `syncUsers(n, connections)`: n new users provisioned the way Entra does it, from `connections` loops: for each,
+ *   `GET /scim/v2/Users?filter=userName eq "..."` (must answer an empty list) then `POST /scim/v2/Users`; answers ms;
+ * - `backendCpuUs(applicationName?)`: the CPU time so far of the scratch database's server processes: those of the
+ *   service (every connection not named by the bench), or those whose application_name is given;
+ * - `waitIdle({ quietCpu })`: waits until the service has no due event delivery or job left and (unless `quietCpu`
+ *   is false, e.g. while a profiler samples it) its process is quiet (under 5 % of a core over half a second), so what
+ *   follows is not measured against its background work; answers ms;
+ * - `close()`: stops the service and the sink, drops the database and the Redis keys.
+ */
+export async function startScimBench({ label = 'scim', extraEnv = {} } = {}) {
+  const db = await scratchDatabase(label);
+  const mail = await startMailSink();
+  const port = await freePort();
+  const service = await startService({
+    port,
+    databaseUrl: db.url,
+    redisPrefix: `lpbench:${label}:${Date.now()}`,
+    smtpUrl: mail.url,
+    extraEnv: { LOG_LEVEL: 'warn', SCIM_TOKEN_PER_MINUTE: '0', DATABASE_POOL_SIZE: '10', ...extraEnv },
+  }).catch(async (err) => {
+    await mail.close();
+    await db.drop();
+    throw err;
+  });
+  const client = new pg.Client({ connectionString: db.url, application_name: 'bench' });
+  const base = `http://127.0.0.1:${port}`;
+  const close = async () => {
+    await client.end().catch(() => undefined);
+    await stop(service);
+    await mail.close();
+    if (process.env.KEEP_DB) console.log('kept', db.url);
+    else await db.drop();
+  };
+  try {
+    await client.connect();
+    const email = `owner.${Date.now()}@bench.example`;
+    const cookie = await signInCookie(base, mail, email);
+    const call = jsonCaller(base, { cookie });
+    await call('PUT', '/api/v1/me/onboarding', { name: 'Bench Owner', locale: 'es', adult_confirmed: true });
+    const syncOrg = (await call('POST', '/api/v1/organizations', { name: 'Sync University' })).organization.id;
+    const bigOrg = (await call('POST', '/api/v1/organizations', { name: 'Big University' })).organization.id;
+    const code = mail.nextCode(email);
+    await call('POST', '/api/v1/auth/step-up/request');
+    const stepUp = await fetch(`${base}/api/v1/auth/step-up/verify`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ code: await code }),
+    });
+    if (stepUp.status !== 204) throw new Error(`step-up answered ${stepUp.status}`);
+    const steppedUp = jsonCaller(base, {
+      cookie: [cookie, ...stepUp.headers.getSetCookie().map((c) => c.split(';')[0])].join('; '),
+    });
+    const tokenOf = async (org) =>
+      (await steppedUp('POST', `/api/v1/organizations/${org}/scim/tokens`, { description: 'bench' })).token;
+    const sync = scimCaller(base, await tokenOf(syncOrg));
+    const big = scimCaller(base, await tokenOf(bigOrg));
+    const run = Math.random().toString(36).slice(2, 10);
+    let seeded = 0;
+
+    const seedMembers = async (n) => {
+      seeded = n;
+      for (let i = 0; i < n; i += 10_000) {
+        await client.query(
+          `WITH u AS (
+             INSERT INTO users (email, username, name, locale)
+             SELECT 'm' || g || '.' || $3 || '@big.example', 'm' || g || '_' || $3, 'Member ' || g, 'es'
+             FROM generate_series($1::int, $1::int + $2::int - 1) g RETURNING id, email)
+           , m AS (INSERT INTO memberships (organization_id, user_id, role) SELECT $4, id, 'student' FROM u RETURNING user_id)
+           INSERT INTO scim_members (organization_id, user_id, user_name, external_id, created_at, updated_at)
+           SELECT $4, u.id, u.email, 'ext-' || u.id, now(), now() FROM u`,
+          [i, Math.min(10_000, n - i), run, bigOrg],
+        );
+      }
+      for (const table of ['users', 'memberships', 'scim_members']) await client.query(`VACUUM ANALYZE ${table}`);
+    };
+
+    const userName = (i) => `user${i}.${run}@sync.example`;
+    const syncUsers = (n, connections) =>
+      concurrently(n, connections, async (i) => {
+        const found = await sync('GET', `/scim/v2/Users?filter=${encodeURIComponent(`userName eq "${userName(i)}"`)}`);
+        if (found.totalResults !== 0) throw new Error('the probe found a user that should not exist yet');
+        await sync('POST', '/scim/v2/Users', {
+          schemas: ['urn:ietf:params:scim:schemas:core:2.0:User'],
+          userName: userName(i),
+          externalId: `ext-${i}`,
+          name: { givenName: 'User', familyName: String(i) },
+          emails: [{ primary: true, type: 'work', value: userName(i) }],
+          active: true,
+        });
+      });
+
+    const backendCpuUs = async (applicationName) => {
+      const { rows } = await client.query(
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()
+           AND (CASE WHEN $1::text IS NULL THEN application_name NOT LIKE 'bench%' ELSE application_name = $1 END)`,
+        [applicationName ?? null],
+      );
+      return rows.reduce((sum, r) => sum + processCpuUs(r.pid), 0);
+    };
+
+    const waitIdle = async ({ quietCpu = true, timeoutMs = 300_000 } = {}) => {
+      const t0 = performance.now();
+      for (;;) {
+        const { rows } = await client.query(
+          `SELECT (SELECT count(*)::int FROM domain_event_deliveries WHERE status = 'pending' AND run_after <= now())
+                + (SELECT count(*)::int FROM jobs WHERE status IN ('pending', 'running') AND run_after <= now()) AS n`,
+        );
+        const cpu0 = processCpuUs(service.pid);
+        await sleep(500);
+        const quiet = !quietCpu || processCpuUs(service.pid) - cpu0 <= 25_000;
+        if (rows[0].n === 0 && quiet) return performance.now() - t0;
+        if (performance.now() - t0 > timeoutMs) throw new Error(`the service was still busy after ${timeoutMs} ms`);
+      }
+    };
+
+    return {
+      db,
+      base,
+      client,
+      service,
+      call,
+      sync,
+      big,
+      syncOrg,
+      bigOrg,
+      run,
+      seedMembers,
+      lookupName: (i) => `m${(i * 7919) % seeded}.${run}@big.example`,
+      userName,
+      syncUsers,
+      backendCpuUs,
+      waitIdle,
+      close,
+    };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

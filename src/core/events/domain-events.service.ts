@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable } from '@nestjs/common';
+import { Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InvalidationBus } from '@/core/cache/invalidation-bus';
 import { Clock } from '@/core/clock/clock';
 import type { Tx } from '@/core/database/transaction';
@@ -9,6 +9,12 @@ import { EventsRepository } from './events.repository';
 
 /** Pub/sub topic that wakes the dispatchers of every process after a commit. */
 export const EVENTS_WAKE_TOPIC = 'domain-events';
+/**
+ * A process sends at most one wake per this interval: the first commit's at once, those of the next EVENTS_WAKE_MS
+ * as one message at its end. A stream of commits (a directory sync) then costs a few messages a second, not one Redis
+ * round trip per commit and one message per commit to every process; a dispatcher gathers that long anyway.
+ */
+export const EVENTS_WAKE_MS = 50;
 
 export interface PublishMeta {
   /** The organization the fact belongs to (null for platform-level facts). */
@@ -25,7 +31,10 @@ export interface PublishMeta {
  * process dies before delivery.
  */
 @Injectable()
-export class DomainEvents {
+export class DomainEvents implements OnApplicationShutdown {
+  private lastWakeAt = -Infinity;
+  private wakeTimer: NodeJS.Timeout | null = null;
+
   constructor(
     private readonly repository: EventsRepository,
     private readonly subscribers: EventSubscribers,
@@ -62,7 +71,64 @@ export class DomainEvents {
       payload: payload as Record<string, unknown>,
     }));
     await this.repository.insert(rows, subscribers, now, tx);
-    if (subscribers.length > 0) tx.afterCommit(() => this.bus.publish(EVENTS_WAKE_TOPIC, name));
+    if (subscribers.length > 0) tx.afterCommit(() => this.wakeDispatchers(name));
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * `publish` of one event by the fact's own statement (as `AuditService.insertCte` writes an audit line): answers a
+   * data-modifying CTE, its parameters numbered from `$<firstParam>`, that writes the event and its deliveries only
+   * when `when` (a condition of that statement, e.g. that its insert added a row) holds: one round trip fewer in the
+   * fact's transaction. The caller calls `published(tx)` when the statement did write it, so that the dispatchers are
+   * woken after the commit.
+   */
+  publishCte<N extends EventName>(
+    name: N,
+    payload: EventPayload<N>,
+    meta: PublishMeta,
+    firstParam: number,
+    when: string,
+  ): { sql: string; params: unknown[]; published: (tx: Tx) => void } {
+    const problems = payloadProblems(name, payload);
+    if (problems.length > 0) throw new Error(`Event "${name}" does not match the catalog: ${problems.join('; ')}`);
+    const now = this.clock.now();
+    const subscribers = this.subscribers.of(name).map((s) => s.id);
+    const row = {
+      id: randomUUID(),
+      name,
+      version: DOMAIN_EVENTS[name].version,
+      organization_id: meta.organizationId,
+      actor_id: meta.actorId,
+      occurred_at: meta.occurredAt ?? now,
+      payload: payload as Record<string, unknown>,
+    };
+    const cte = this.repository.insertCte(row, subscribers, now, firstParam, when);
+    return {
+      ...cte,
+      published: (tx) => {
+        if (subscribers.length > 0) tx.afterCommit(() => this.wakeDispatchers(name));
+      },
+    };
+  }
+
+  /** Wakes the dispatchers (at most once per EVENTS_WAKE_MS of real time; the poll is the fallback). */
+  private wakeDispatchers(name: string): Promise<void> | undefined {
+    if (this.wakeTimer) return undefined; // a wake is due at the end of the interval: it covers this commit too
+    const wait = this.lastWakeAt + EVENTS_WAKE_MS - performance.now();
+    if (wait <= 0) {
+      this.lastWakeAt = performance.now();
+      return this.bus.publish(EVENTS_WAKE_TOPIC, name);
+    }
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.lastWakeAt = performance.now();
+      void this.bus.publish(EVENTS_WAKE_TOPIC, name);
+    }, wait);
+    return undefined;
+  }
+
+  onApplicationShutdown(): void {
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
   }
 }

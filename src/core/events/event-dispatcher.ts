@@ -12,6 +12,13 @@ const CLAIM_LIMIT = 500;
 /** How long a claimed delivery is leased to the process that claimed it (a dead process only delays it). */
 export const EVENT_LEASE_MS = 60_000;
 const POLL_MS = 1_000;
+/**
+ * After a pass during which more was published, how long to let deliveries gather before the next claim: a stream of
+ * small commits (a directory sync: one `member.joined` per request) is then delivered in passes of many events, not
+ * in one pass (claim, events, a transaction per subscriber: six statements or more) per commit. A wake that finds the
+ * loop waiting still starts a pass at once.
+ */
+export const EVENT_GATHER_MS = 50;
 const GROUP_CONCURRENCY = 4;
 const BACKOFF_BASE_MS = 2_000;
 const BACKOFF_CAP_MS = 3_600_000;
@@ -116,10 +123,14 @@ export class EventDispatcher implements OnApplicationBootstrap, OnApplicationShu
       } catch (err) {
         this.logger.warn({ err }, 'Event delivery pass failed; it runs again shortly');
       }
-      if (this.stopped || claimed >= CLAIM_LIMIT || this.woken) continue;
+      if (this.stopped || claimed >= CLAIM_LIMIT) continue;
+      // Woken during the pass: more is due, gathered for EVENT_GATHER_MS (only stopping cuts that short); else wait
+      // for a wake, or the poll.
+      const gathering = this.woken;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, POLL_MS);
+        const timer = setTimeout(resolve, gathering ? EVENT_GATHER_MS : POLL_MS);
         this.wake = () => {
+          if (gathering && !this.stopped) return;
           clearTimeout(timer);
           resolve();
         };

@@ -62,6 +62,42 @@ export class EventsRepository {
   }
 
   /**
+   * `insert` of one event as data-modifying CTEs (`published_event`, `published_deliveries`) for another owner's
+   * statement in the fact's transaction: the event and its delivery rows are written by that statement, only when
+   * `when` (a condition of that statement) holds. Parameters numbered from `$<firstParam>`.
+   */
+  insertCte(
+    event: EventRow,
+    subscribers: readonly string[],
+    runAfter: Date,
+    firstParam: number,
+    when: string,
+  ): { sql: string; params: unknown[] } {
+    const p = (i: number): string => `$${firstParam + i}`;
+    return {
+      sql: `published_event AS (
+        INSERT INTO domain_events (id, name, version, organization_id, actor_id, occurred_at, payload)
+        SELECT ${p(0)}::uuid, ${p(1)}::text, ${p(2)}::int, ${p(3)}::uuid, ${p(4)}::uuid, ${p(5)}::timestamptz,
+          ${p(6)}::jsonb WHERE ${when}
+        RETURNING id),
+      published_deliveries AS (
+        INSERT INTO domain_event_deliveries (event_id, subscriber, run_after)
+        SELECT published_event.id, s, ${p(8)}::timestamptz FROM published_event CROSS JOIN unnest(${p(7)}::text[]) AS s)`,
+      params: [
+        event.id,
+        event.name,
+        event.version,
+        event.organization_id,
+        event.actor_id,
+        event.occurred_at,
+        JSON.stringify(event.payload),
+        subscribers,
+        runAfter,
+      ],
+    };
+  }
+
+  /**
    * Takes up to `limit` due deliveries for one try: counts the attempt and leases them until `leaseUntil`, so a
    * process that dies mid-delivery only delays them. SKIP LOCKED lets any number of workers claim side by side.
    */

@@ -128,14 +128,15 @@ export class OrganizationsRepository {
        ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id`,
       [organizationId, userId, role, now],
     );
-    await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
+    if (rows.length === 1) await this.membershipCreated([`${organizationId}:${userId}`], tx);
     return rows.length === 1;
   }
 
   /**
    * `addMember` in one statement when the organization has no member limit (read in the same statement): answers
    * 'added', 'member' (already one) or 'limited' (the organization has a limit, or does not exist: the caller
-   * takes the way with the limit's lock and count).
+   * takes the way with the limit's lock and count). `alsoWhenAdded` adds a data-modifying CTE that runs only when
+   * the member was added (given `$<firstParam>` and that condition).
    */
   async addMemberUnlimited(
     organizationId: string,
@@ -143,19 +144,34 @@ export class OrganizationsRepository {
     role: OrgRole,
     now: Date,
     tx: Tx,
+    alsoWhenAdded?: (firstParam: number, when: string) => { sql: string; params: unknown[] },
   ): Promise<'added' | 'member' | 'limited'> {
+    // Another owner's write in the same statement, only when the member was added (the `member.joined` event).
+    const also = alsoWhenAdded?.(5, 'EXISTS (SELECT 1 FROM added)');
     const [row] = await tx.manager.query<{ unlimited: boolean; added: boolean }[]>(
       `WITH o AS (SELECT id FROM organizations WHERE id = $1 AND member_limit IS NULL),
        added AS (
          INSERT INTO memberships (organization_id, user_id, role, joined_at) SELECT o.id, $2, $3, $4 FROM o
-         ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id)
+         ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id)${also ? `, ${also.sql}` : ''}
        SELECT EXISTS (SELECT 1 FROM o) AS unlimited, EXISTS (SELECT 1 FROM added) AS added`,
-      [organizationId, userId, role, now],
+      [organizationId, userId, role, now, ...(also?.params ?? [])],
     );
     if (!row?.unlimited) return 'limited';
     if (!row.added) return 'member';
-    await this.membershipCache.invalidate(`${organizationId}:${userId}`, tx);
+    await this.membershipCreated([`${organizationId}:${userId}`], tx);
     return 'added';
+  }
+
+  /**
+   * Memberships this statement created (none existed): nothing can be cached for them, since a look-up that finds no
+   * membership is never cached, so there is nothing to drop before the commit. Instances are still told once it has
+   * committed (at once without a transaction), which also drops a copy of an earlier membership of the same key whose
+   * removal's message had not reached them yet. One Redis round trip, outside the transaction.
+   */
+  private async membershipCreated(keys: string[], tx?: Tx): Promise<void> {
+    if (keys.length === 0) return;
+    if (tx) tx.afterCommit(() => this.membershipCache.invalidateMany(keys));
+    else await this.membershipCache.invalidateMany(keys);
   }
 
   /** Of these people, those who are members of the organization (read in the transaction when given). */
@@ -182,8 +198,8 @@ export class OrganizationsRepository {
        ON CONFLICT (organization_id, user_id) DO NOTHING RETURNING user_id`,
       [organizationId, members.map((m) => m.userId), members.map((m) => m.role), now],
     );
-    await this.membershipCache.invalidateMany(
-      members.map((m) => `${organizationId}:${m.userId}`),
+    await this.membershipCreated(
+      rows.map((r) => `${organizationId}:${r.user_id}`),
       tx,
     );
     return new Set(rows.map((r) => r.user_id));

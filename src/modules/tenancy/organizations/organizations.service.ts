@@ -422,11 +422,27 @@ export class OrganizationsService extends TenancyResolver {
     tx?: Tx,
   ): Promise<boolean> {
     if (!tx) return this.transactions.run((own) => this.addMember(organizationId, userId, role, actorId, own));
-    // Without a member limit (most organizations) one statement reads that and adds the member.
-    const fast = await this.orgs.addMemberUnlimited(organizationId, userId, role, this.clock.now(), tx);
+    // Without a member limit (most organizations) one statement reads that, adds the member and publishes
+    // `member.joined` (written only when the member was added).
+    let joined: ReturnType<DomainEvents['publishCte']> | undefined;
+    const fast = await this.orgs.addMemberUnlimited(
+      organizationId,
+      userId,
+      role,
+      this.clock.now(),
+      tx,
+      (firstParam, when) =>
+        (joined = this.events.publishCte(
+          'member.joined',
+          { user_id: userId, role },
+          { organizationId, actorId },
+          firstParam,
+          when,
+        )),
+    );
     if (fast === 'member') return false;
     if (fast === 'added') {
-      await this.events.publish(tx, 'member.joined', { user_id: userId, role }, { organizationId, actorId });
+      joined?.published(tx);
       return true;
     }
     const org = await this.orgs.findById(organizationId, tx);

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { Filter } from 'scim2-parse-filter';
 import type { OrgRole } from '@/core/auth/tenancy';
@@ -128,6 +128,11 @@ const USER_SELECT = `SELECT ${USER_COLUMNS} ${USER_FROM}`;
 const GROUP_FROM = `FROM cohorts_read c LEFT JOIN scim_groups g ON g.organization_id = c.organization_id AND g.cohort_id = c.id`;
 const GROUP_SELECT = `SELECT c.id, c.name, g.external_id, c.created_at, c.updated_at ${GROUP_FROM}`;
 
+/** A directory's growth (members created by one process) after which the planner's statistics are refreshed. */
+export const STATISTICS_FIRST_REFRESH = 500;
+/** ... and again each time it has grown this many times as much again. */
+export const STATISTICS_REFRESH_GROWTH = 8;
+
 export interface ListWindow {
   /** 0-based. */
   offset: number;
@@ -142,7 +147,39 @@ export interface ListWindow {
  */
 @Injectable()
 export class ScimDirectoryRepository {
+  private readonly logger = new Logger('ScimDirectory');
+  /** Members created by this process per organization, and at which count the statistics are refreshed next. */
+  private readonly growth = new Map<string, { created: number; next: number }>();
+  private analyzing: Promise<void> | null = null;
+
   constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * Counts a member this process created in the organization's directory. A sync puts thousands of members into one
+   * organization within minutes, and the planner's statistics, gathered while it had none, go on saying it has about
+   * none: every statement scoped to it then reads the organization's rows through the first index that starts with
+   * organization_id (memberships_pkey, scim_members_pkey) and filters, instead of probing the unique indexes. The
+   * Entra probe (`userName eq`) read every member synced so far, so a full sync of n users cost O(n^2) rows
+   * (EXPLAIN ANALYZE at 1 000 synced members: 1 910 buffers, 9.8 ms; after ANALYZE: 21 buffers, 0.5 ms). Autovacuum
+   * analyzes a table only once 10 % of it has changed, which a sync into a large platform never reaches. So the two
+   * tables the directory's statements scope by organization are analyzed here, in the background (one at a time),
+   * once an organization has gained STATISTICS_FIRST_REFRESH members through this process, and again at each
+   * STATISTICS_REFRESH_GROWTH-fold: a few hundred ms of the database's time per sync of thousands.
+   */
+  noteCreated(organizationId: string): void {
+    const seen = this.growth.get(organizationId) ?? { created: 0, next: STATISTICS_FIRST_REFRESH };
+    seen.created++;
+    this.growth.set(organizationId, seen);
+    if (seen.created < seen.next) return;
+    seen.next *= STATISTICS_REFRESH_GROWTH;
+    this.analyzing ??= this.dataSource
+      .query('ANALYZE memberships, scim_members')
+      .then(
+        () => undefined,
+        (err: unknown) => this.logger.warn({ err }, 'Could not refresh the planner statistics of the directory'),
+      )
+      .finally(() => (this.analyzing = null));
+  }
 
   async listUsers(
     organizationId: string,

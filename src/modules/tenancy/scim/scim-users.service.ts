@@ -108,6 +108,7 @@ export class ScimUsersService {
       if (!input.active) await this.suspend(organizationId, user.id, tx);
       return { userId: user.id, row: input.active ? row : null };
     });
+    this.directory.noteCreated(organizationId);
     // Suspended at once (`active: false`): read again after the suspension.
     return created.row ? toScimUser(this.base, created.row) : this.get(token, created.userId);
   }
