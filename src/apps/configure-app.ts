@@ -20,6 +20,7 @@ import {
   sendOAuthProtocolError,
   sendScimProtocolError,
 } from '@/core/http/protocol-errors';
+import { inSeries } from '@/core/http/in-series';
 import { requestBody } from '@/core/http/request-body';
 import { requestIdOf } from '@/core/http/request-id';
 import { configureKeepAlive, installResponseEncoding } from '@/core/http/response-encoding';
@@ -143,28 +144,4 @@ function serveDocs(app: NestExpressApplication, config: AppConfig): void {
     customSiteTitle: 'Learning Platform API',
     swaggerOptions: { persistAuthorization: false, withCredentials: true },
   });
-}
-
-type Middleware = (req: Request, res: Response, next: NextFunction) => void;
-
-/**
- * Middlewares run one after the other as one Express layer: what Express does between layers (a path match, a
- * parameter pass, a closure and a debug call per layer) is done once. Each calls `next` to go on, `next(err)` to
- * stop with an error (as in Express, a throw is one too).
- */
-export function inSeries(...steps: Middleware[]): Middleware {
-  return (req, res, next) => {
-    let i = 0;
-    const step = (err?: unknown): void => {
-      if (err !== undefined && err !== null) return next(err);
-      const fn = steps[i++];
-      if (fn === undefined) return next();
-      try {
-        fn(req, res, step);
-      } catch (thrown) {
-        next(thrown);
-      }
-    };
-    step();
-  };
 }
