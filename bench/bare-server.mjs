@@ -1,7 +1,8 @@
-// The baseline: a bare node:http server answering exactly what the service's /health answers.
+// The baseline: a bare node:http server answering BENCH_BODY (bench/run.mjs passes the bytes the service's /version
+// answers), by default what the service's /health answers.
 import { createServer } from 'node:http';
 
-const body = JSON.stringify({ status: 'ok' });
+const body = process.env.BENCH_BODY ?? JSON.stringify({ status: 'ok' });
 const server = createServer((req, res) => {
   res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
   res.end(body);

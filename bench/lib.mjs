@@ -103,7 +103,10 @@ function benchEnv({ databaseUrl, redisPrefix, smtpUrl, baseUrl }) {
   };
 }
 
-/** Starts the built service (dist/) as its own process with production-like settings. */
+/**
+ * Starts the built service (dist/) as its own process with production-like settings. `entry` runs another build
+ * instead (e.g. the commit before a change, built in a copy of the tree: a same-run before/after).
+ */
 export async function startService({
   port,
   databaseUrl,
@@ -111,8 +114,9 @@ export async function startService({
   smtpUrl = 'smtp://127.0.0.1:1',
   extraEnv = {},
   startTimeoutMs = 60_000,
+  entry = 'dist/src/apps/api.js',
 }) {
-  const child = spawn(process.execPath, ['dist/src/apps/api.js'], {
+  const child = spawn(process.execPath, [entry], {
     env: {
       ...benchEnv({ databaseUrl, redisPrefix, smtpUrl, baseUrl: `http://localhost:${port}` }),
       PORT: String(port),
@@ -178,9 +182,27 @@ export function jsonCaller(base, headers) {
   };
 }
 
-export async function startBare(port) {
-  const child = fork('bench/bare-server.mjs', { env: { ...process.env, PORT: String(port) }, stdio: 'ignore' });
+/** The bare node:http baseline (bench/bare-server.mjs), answering `body` (a JSON string) when given. */
+export async function startBare(port, body) {
+  const env = { ...process.env, PORT: String(port), ...(body === undefined ? {} : { BENCH_BODY: body }) };
+  const child = fork('bench/bare-server.mjs', { env, stdio: 'ignore' });
   await waitForHttp(`http://127.0.0.1:${port}/`);
+  return child;
+}
+
+/**
+ * The framework baseline (bench/minimal-nest-server.mjs): a minimal NestJS app on Express, its own process on the
+ * same Node binary, answering `GET /version` with `body` (a JSON string).
+ */
+export async function startMinimalNest(port, body, extraEnv = {}) {
+  const env = { ...process.env, PORT: String(port), BENCH_BODY: body, ...extraEnv };
+  const child = fork('bench/minimal-nest-server.mjs', { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/version`);
+  } catch (err) {
+    child.kill('SIGTERM');
+    throw err;
+  }
   return child;
 }
 

@@ -21,6 +21,7 @@ import {
   sendOAuthProtocolError,
   sendScimProtocolError,
 } from '@/core/http/protocol-errors';
+import { inSeries } from '@/core/http/in-series';
 import { requestBody } from '@/core/http/request-body';
 import { requestIdOf } from '@/core/http/request-id';
 import { configureKeepAlive, installResponseEncoding } from '@/core/http/response-encoding';
@@ -44,6 +45,9 @@ export async function prepareApp(app: NestExpressApplication, config: AppConfig)
   // Socket.IO namespaces (gateways) share the HTTP server, at /api/v1/socket.io.
   app.useWebSocketAdapter(new RealtimeIoAdapter(app, app.get(Realtime)));
   await app.init();
+  // After the routes: a request for an operation walks Express's layers in order (a path match per layer), and the
+  // documentation's nine routes are asked for rarely (bench/README.md, pipeline3).
+  serveDocs(app, config);
   installHealthFastPath(app.getHttpServer());
   configureKeepAlive(app.getHttpServer());
   // Nest's own 404 handler covers the /api/v1 prefix only; anything else unknown ends here, in the envelope.
@@ -62,15 +66,6 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.set('etag', false);
   // ETags only on the reads marked @Revalidated(); large JSON answers compressed (response-encoding.ts).
   installResponseEncoding(app.getHttpAdapter().getInstance());
-  // Request id, log context, metric and access log line: one middleware, one clock read at each end.
-  app.use(observeRequests(app.get(AppLogger).access, app.get(MetricsService)));
-  app.use(
-    securityHeaders({
-      // The API answers JSON; the few HTML pages (docs, consent) set their own policy where they need more.
-      crossOriginResourcePolicy: { policy: 'same-site' },
-      hsts: config.cookieSecure ? undefined : false,
-    }),
-  );
   const corsMiddleware = cors({
     origin: [...config.corsOrigins],
     credentials: true,
@@ -90,7 +85,7 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
   // with cookies: any origin, no credentials.
   const openCors = cors({ origin: '*', credentials: false, maxAge: 600, exposedHeaders: ['WWW-Authenticate'] });
   // Requests without an Origin (servers, scripts, probes) need no CORS work, only the Vary that keeps caches honest.
-  app.use((req: Request, res: Response, next: NextFunction) => {
+  const crossOrigin = (req: Request, res: Response, next: NextFunction): void => {
     if (req.headers.origin === undefined) {
       res.setHeader('Vary', 'Origin');
       next();
@@ -99,8 +94,22 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
     } else {
       corsMiddleware(req, res, next);
     }
-  });
-  app.use(cookieParser());
+  };
+  // What every request goes through first, in this order, as one Express layer (measured in bench/README.md,
+  // pipeline3): the request id, log context, metric and access log line (one clock read at each end); helmet's
+  // headers; CORS; cookies.
+  app.use(
+    inSeries(
+      observeRequests(app.get(AppLogger).access, app.get(MetricsService)),
+      securityHeaders({
+        // The API answers JSON; the few HTML pages (docs, consent) set their own policy where they need more.
+        crossOriginResourcePolicy: { policy: 'same-site' },
+        hsts: config.cookieSecure ? undefined : false,
+      }),
+      crossOrigin,
+      cookieParser(),
+    ),
+  );
   mountQueueDashboard(app, config.redis.url !== null);
   // Signed webhooks need their bytes as sent: read raw first (the JSON parser then skips them); then NUL characters.
   app.use(requestBody({ jsonLimit: JSON_BODY_LIMIT, formLimit: '100kb' }));
@@ -124,7 +133,10 @@ function configureApp(app: NestExpressApplication, config: AppConfig): void {
     sendErrorEnvelope(res, r.status, r.code, r.message, requestIdOf(req), r.details, r.headers);
   });
   app.setGlobalPrefix(API_PREFIX, { exclude: UNPREFIXED });
+}
 
+/** Swagger UI at `/docs` and the description at `/docs-json` (and `/docs-yaml`). */
+function serveDocs(app: NestExpressApplication, config: AppConfig): void {
   // The description is built once, when first asked for; outside tests also now, so a broken description stops the
   // start instead of the first reader (tests boot ~200 apps and read it in a few suites: ~0.6 s per boot saved).
   let document: OpenAPIObject | undefined;

@@ -46,9 +46,10 @@ export function observeRequests(logger: PinoLogger, metrics: RequestObserver) {
     const requestId = takeRequestId(req.headers['x-request-id']);
     req.id = requestId;
     res.setHeader('X-Request-Id', requestId);
-    const started = process.hrtime.bigint();
-    res.once('finish', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    // A monotonic clock read as a number (no BigInt per read); `finish` is emitted once, so `on` (no once-wrapper).
+    const started = performance.now();
+    res.on('finish', () => {
+      const seconds = (performance.now() - started) / 1e3;
       metrics.observeHttp(req, res, seconds);
       const url = req.originalUrl;
       const queryStart = url.indexOf('?');

@@ -44,7 +44,11 @@ const SOCKET_KEY = Symbol('addressKey');
 export function requestAddressKey(req: Request): string {
   if (req.headers['x-forwarded-for'] !== undefined) return addressKey(req.ip);
   const socket = req.socket as (Socket & { [SOCKET_KEY]?: string }) | undefined;
-  const remote = socket?.remoteAddress;
-  if (socket === undefined || remote === undefined) return addressKey(req.ip);
-  return (socket[SOCKET_KEY] ??= addressKey(remote));
+  if (socket === undefined) return addressKey(req.ip);
+  // The peer's address is read (a getter) only for the connection's first request.
+  const known = socket[SOCKET_KEY];
+  if (known !== undefined) return known;
+  const remote = socket.remoteAddress;
+  if (remote === undefined) return addressKey(req.ip);
+  return (socket[SOCKET_KEY] = addressKey(remote));
 }
