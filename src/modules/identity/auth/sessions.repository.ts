@@ -36,7 +36,8 @@ export class SessionsRepository {
 
   /**
    * Opens a session and stores its first refresh token (SHA-256) in one statement: one round trip per sign-in;
-   * outside a transaction, a named statement on the driver's pool (`PoolQueries`), as every sign-in sends it.
+   * outside a transaction, a named statement on the driver's pool (`PoolQueries`), as every sign-in sends it. Only
+   * the new id comes back: the rest of the row is what was written (no timestamps parsed back per sign-in).
    */
   async createWithRefreshToken(
     values: {
@@ -53,11 +54,11 @@ export class SessionsRepository {
   ): Promise<SessionRow> {
     const text = `WITH s AS (
          INSERT INTO sessions (user_id, device, ip_fingerprint, created_at, last_seen_at, expires_at, impersonator_id, impersonation_expires_at)
-         VALUES ($1, $2, $3, $4, $4, $5, $6, $7) RETURNING ${COLUMNS}
+         VALUES ($1, $2, $3, $4, $4, $5, $6, $7) RETURNING id
        ), r AS (
          INSERT INTO refresh_tokens (session_id, token_hash, created_at, expires_at) SELECT s.id, $8, $4, $9 FROM s
        )
-       SELECT ${COLUMNS} FROM s`;
+       SELECT id FROM s`;
     const parameters = [
       values.userId,
       values.device,
@@ -70,9 +71,19 @@ export class SessionsRepository {
       refresh.expiresAt,
     ];
     const rows = tx
-      ? await db(this.dataSource, tx).query<SessionRow[]>(text, parameters)
-      : await this.pool.query<SessionRow>('sessions.create_with_refresh_token', text, parameters);
-    return rows[0];
+      ? await db(this.dataSource, tx).query<{ id: string }[]>(text, parameters)
+      : await this.pool.query<{ id: string }>('sessions.create_with_refresh_token', text, parameters);
+    return {
+      id: rows[0].id,
+      user_id: values.userId,
+      device: values.device,
+      created_at: values.now,
+      last_seen_at: values.now,
+      expires_at: values.expiresAt,
+      revoked_at: null,
+      impersonator_id: values.impersonatorId ?? null,
+      impersonation_expires_at: values.impersonationExpiresAt ?? null,
+    };
   }
 
   async addRefreshToken(sessionId: string, tokenHash: string, now: Date, expiresAt: Date, tx?: Tx): Promise<void> {
