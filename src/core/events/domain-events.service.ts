@@ -54,22 +54,9 @@ export class DomainEvents implements OnApplicationShutdown {
     events: readonly { payload: EventPayload<N>; meta: PublishMeta }[],
   ): Promise<string[]> {
     if (events.length === 0) return [];
-    for (const { payload } of events) {
-      const problems = payloadProblems(name, payload);
-      // A programming error, caught by the tests of the publishing area: the catalog is the contract.
-      if (problems.length > 0) throw new Error(`Event "${name}" does not match the catalog: ${problems.join('; ')}`);
-    }
     const now = this.clock.now();
     const subscribers = this.subscribers.of(name).map((s) => s.id);
-    const rows = events.map(({ payload, meta }) => ({
-      id: randomUUID(),
-      name,
-      version: DOMAIN_EVENTS[name].version,
-      organization_id: meta.organizationId,
-      actor_id: meta.actorId,
-      occurred_at: meta.occurredAt ?? now,
-      payload: payload as Record<string, unknown>,
-    }));
+    const rows = events.map(({ payload, meta }) => eventRow(name, payload, meta, now));
     await this.repository.insert(rows, subscribers, now, tx);
     if (subscribers.length > 0) tx.afterCommit(() => this.wakeDispatchers(name));
     return rows.map((r) => r.id);
@@ -89,19 +76,9 @@ export class DomainEvents implements OnApplicationShutdown {
     firstParam: number,
     when: string,
   ): { sql: string; params: unknown[]; published: (tx: Tx) => void } {
-    const problems = payloadProblems(name, payload);
-    if (problems.length > 0) throw new Error(`Event "${name}" does not match the catalog: ${problems.join('; ')}`);
     const now = this.clock.now();
     const subscribers = this.subscribers.of(name).map((s) => s.id);
-    const row = {
-      id: randomUUID(),
-      name,
-      version: DOMAIN_EVENTS[name].version,
-      organization_id: meta.organizationId,
-      actor_id: meta.actorId,
-      occurred_at: meta.occurredAt ?? now,
-      payload: payload as Record<string, unknown>,
-    };
+    const row = eventRow(name, payload, meta, now);
     const cte = this.repository.insertCte(row, subscribers, now, firstParam, when);
     return {
       ...cte,
@@ -131,4 +108,22 @@ export class DomainEvents implements OnApplicationShutdown {
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     this.wakeTimer = null;
   }
+}
+
+/**
+ * The row of one event, its payload checked against the catalog first (a mismatch is a programming error, caught by
+ * the tests of the publishing area: the catalog is the contract).
+ */
+function eventRow<N extends EventName>(name: N, payload: EventPayload<N>, meta: PublishMeta, now: Date) {
+  const problems = payloadProblems(name, payload);
+  if (problems.length > 0) throw new Error(`Event "${name}" does not match the catalog: ${problems.join('; ')}`);
+  return {
+    id: randomUUID(),
+    name,
+    version: DOMAIN_EVENTS[name].version,
+    organization_id: meta.organizationId,
+    actor_id: meta.actorId,
+    occurred_at: meta.occurredAt ?? now,
+    payload: payload as Record<string, unknown>,
+  };
 }
