@@ -50,8 +50,9 @@ class EmbeddedPostgresModule implements OnApplicationShutdown {
         };
         if (config.database.url) return { ...options, autoLoadEntities: true };
         // PGlite runs one transaction at a time: a query sent on another connection while a transaction is open
-        // waits for it. Code must read through the transaction it is in; should it not, this turns the resulting
-        // wait into an error instead of a hang.
+        // waits for it. Code must read through the transaction it is in (outside production the pool's client
+        // refuses a statement that does not: open-transaction.ts); should a wait remain, this turns it into an
+        // error instead of a hang.
         return { ...options, extra: { ...options.extra, query_timeout: 20_000 }, autoLoadEntities: true };
       },
     }),
@@ -76,5 +77,5 @@ async function migrate(url: string): Promise<void> {
 async function tenancyGuardedClient(config: AppConfig, url: string): Promise<ReturnType<typeof guardedClient>> {
   const mode = config.database.tenancyGuard;
   const tables = mode === 'off' ? new Set<string>() : await organizationTables(config.database.directUrl ?? url);
-  return guardedClient(new TenancyGuard(tables, mode));
+  return guardedClient(new TenancyGuard(tables, mode), { refuseOutsideTransaction: !config.isProduction });
 }

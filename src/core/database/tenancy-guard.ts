@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import { outsideOpenTransaction } from './open-transaction';
 import { Client, type ClientConfig } from 'pg';
 import { TENANCY_EXEMPTIONS, type TenancyExemption } from './tenancy';
 
@@ -159,12 +160,29 @@ export const TENANCY_EXEMPTION_NAMES = Object.keys(TENANCY_EXEMPTIONS) as Tenanc
 
 type QueryCallback = (err: Error | null, result?: unknown) => void;
 
+/** A statement sent on the pool from inside an open transaction of another connection (see `open-transaction`). */
+export class OutsideTransactionError extends Error {
+  constructor(sql: string) {
+    super(
+      `A statement ran on another pool connection while its caller's transaction is open: pass the transaction to ` +
+        `the repository. Statement: ${sql.replace(/\s+/g, ' ').slice(0, 200)}`,
+    );
+    this.name = 'OutsideTransactionError';
+  }
+}
+
 /**
  * The pg client class the application's pool uses: every statement, from TypeORM, transactions or the pool's own
  * `query`, passes the guard first. A refused statement is never sent; the caller gets the error as a failed query.
+ * With `refuseOutsideTransaction` (development and tests), it also refuses a statement that work inside an open
+ * transaction sends on another connection instead of through the transaction.
  */
-export function guardedClient(guard: TenancyGuard): typeof Client {
-  if (guard.mode === 'off') return Client;
+export function guardedClient(
+  guard: TenancyGuard,
+  options: { refuseOutsideTransaction?: boolean } = {},
+): typeof Client {
+  const checkTransactions = options.refuseOutsideTransaction === true;
+  if (guard.mode === 'off' && !checkTransactions) return Client;
   class GuardedClient extends Client {
     constructor(config?: string | ClientConfig) {
       super(config);
@@ -176,7 +194,10 @@ export function guardedClient(guard: TenancyGuard): typeof Client {
       const sql = typeof first === 'string' ? first : (first as { text?: unknown } | null)?.text;
       if (typeof sql === 'string') {
         const values = Array.isArray(second) ? second : (first as { values?: unknown[] } | null)?.values;
-        const err = guard.violation(sql, values);
+        const err =
+          checkTransactions && outsideOpenTransaction(this)
+            ? new OutsideTransactionError(sql)
+            : guard.violation(sql, values);
         if (err) {
           const callback = args.find((a): a is QueryCallback => typeof a === 'function');
           if (callback) {

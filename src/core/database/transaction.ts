@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, type EntityManager } from 'typeorm';
+import { asTransactionBody } from './open-transaction';
 
 /**
  * A unit of work: the EntityManager every repository call inside it must use, plus hooks that run only
@@ -19,7 +20,7 @@ export class TransactionRunner {
   async run<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
     const hooks: (() => void | Promise<void>)[] = [];
     const result = await this.dataSource.transaction((manager) =>
-      work({ manager, afterCommit: (hook) => void hooks.push(hook) }),
+      asTransactionBody(connectionOf(manager), () => work({ manager, afterCommit: (hook) => void hooks.push(hook) })),
     );
     for (const hook of hooks) {
       try {
@@ -39,9 +40,14 @@ export class TransactionRunner {
   async snapshot<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
     return this.dataSource.transaction('REPEATABLE READ', async (manager) => {
       await manager.query('SET TRANSACTION READ ONLY');
-      return work(manager);
+      return asTransactionBody(connectionOf(manager), () => work(manager));
     });
   }
+}
+
+/** The pool connection (pg client) a transaction's manager runs on. */
+function connectionOf(manager: EntityManager): unknown {
+  return (manager.queryRunner as { databaseConnection?: unknown } | undefined)?.databaseConnection;
 }
 
 /**

@@ -263,10 +263,11 @@ export class NotificationsRepository {
     );
   }
 
-  async courseTitle(courseId: string): Promise<string | null> {
-    const rows = await this.dataSource.query<{ title: string }[]>(`SELECT title FROM courses_read WHERE id = $1`, [
-      courseId,
-    ]);
+  async courseTitle(courseId: string, tx?: Tx): Promise<string | null> {
+    const rows = await db(this.dataSource, tx).query<{ title: string }[]>(
+      `SELECT title FROM courses_read WHERE id = $1`,
+      [courseId],
+    );
     return rows[0]?.title ?? null;
   }
 

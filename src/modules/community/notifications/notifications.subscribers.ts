@@ -21,7 +21,7 @@ export class NotificationSubscribers {
   @OnDomainEvent('course.completed', { id: 'notifications.course_complete' })
   async courseCompleted(event: DomainEvent<'course.completed'>, ctx: DeliveryContext): Promise<void> {
     const { user_id, course_id } = event.payload;
-    const title = (await this.repository.courseTitle(course_id)) ?? '';
+    const title = (await this.repository.courseTitle(course_id, ctx.tx)) ?? '';
     await this.pipeline.notify(
       {
         userId: user_id,

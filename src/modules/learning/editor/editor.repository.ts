@@ -89,8 +89,8 @@ export class EditorRepository {
     return locked.length ? this.find(courseId, tx) : null;
   }
 
-  async slugTaken(slug: string, exceptId?: string): Promise<boolean> {
-    const rows = await this.dataSource.query<unknown[]>(
+  async slugTaken(slug: string, exceptId?: string, tx?: Tx): Promise<boolean> {
+    const rows = await db(this.dataSource, tx).query<unknown[]>(
       `SELECT 1 FROM courses WHERE slug = $1 AND ($2::uuid IS NULL OR id <> $2)`,
       [slug, exceptId ?? null],
     );

@@ -166,7 +166,7 @@ export class EditorService {
           ? cleanIds(dto.organization_ids)
           : await this.editor.organizationIds(id, tx);
         checkAudience(values.visibility, organizationIds);
-        if (values.slug !== current.slug && (await this.editor.slugTaken(values.slug, id))) throw slugTaken();
+        if (values.slug !== current.slug && (await this.editor.slugTaken(values.slug, id, tx))) throw slugTaken();
         await this.editor.update(id, values, this.clock.now(), tx);
         if (values.language !== current.language) await this.editor.syncLessonLanguage(id, values.language, tx);
         if (dto.organization_ids) await this.editor.setOrganizations(id, organizationIds, tx);

@@ -1,3 +1,4 @@
+import type { Tx } from '@/core/database/transaction';
 import { Injectable } from '@nestjs/common';
 import { isAdmin, type Membership } from '@/core/auth/tenancy';
 import { ApiError } from '@/core/http/api-error';
@@ -65,8 +66,8 @@ export class ExamAccess {
   }
 
   /** The cohorts the member teaches. */
-  taughtCohorts(member: Membership): Promise<string[]> {
-    return this.cohorts.cohortIdsOf(member.organizationId, member.userId, 'teacher');
+  taughtCohorts(member: Membership, tx?: Tx): Promise<string[]> {
+    return this.cohorts.cohortIdsOf(member.organizationId, member.userId, 'teacher', tx);
   }
 
   /** A cohort of the organization, or 404 (one of another organization names nothing here). */

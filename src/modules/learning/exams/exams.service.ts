@@ -117,7 +117,7 @@ export class ExamsService {
     await this.transactions.run(async (tx) => {
       const window = await this.exams.findWindow(member.organizationId, exam.id, id, tx);
       if (!window) throw ApiError.notFound();
-      await this.mayManage(member, window.cohort_id);
+      await this.mayManage(member, window.cohort_id, tx);
       const opensAt = dto.opens_at !== undefined ? new Date(dto.opens_at) : window.opens_at;
       const closesAt =
         dto.closes_at === undefined ? window.closes_at : dto.closes_at === null ? null : new Date(dto.closes_at);
@@ -134,7 +134,7 @@ export class ExamsService {
     await this.transactions.run(async (tx) => {
       const window = await this.exams.findWindow(member.organizationId, exam.id, id, tx);
       if (!window) throw ApiError.notFound();
-      await this.mayManage(member, window.cohort_id);
+      await this.mayManage(member, window.cohort_id, tx);
       await this.exams.deleteWindow(member.organizationId, id, tx);
       await this.auditWindow('exam_window.deleted', member, id, exam.id, window.cohort_id, ip, tx);
     });
@@ -143,9 +143,10 @@ export class ExamsService {
   // Helpers.
 
   /** Owners and admins manage any window; teachers only those of a cohort they teach. */
-  private async mayManage(member: Membership, cohortId: string | null): Promise<void> {
+  private async mayManage(member: Membership, cohortId: string | null, tx?: Tx): Promise<void> {
     if (isAdmin(member.role)) return;
-    if (member.role === 'teacher' && cohortId && (await this.access.taughtCohorts(member)).includes(cohortId)) return;
+    if (member.role === 'teacher' && cohortId && (await this.access.taughtCohorts(member, tx)).includes(cohortId))
+      return;
     throw ApiError.forbidden(
       cohortId
         ? 'Teachers manage the windows of the cohorts they teach only.'

@@ -120,7 +120,7 @@ export class InvitationsService {
         throw ApiError.validation([{ field: 'cohort_id', message: 'cohort_id must be a cohort of this organization' }]);
       }
       const account = await this.users.findByEmail(email, tx);
-      if (account && (await this.orgs.membership(organizationId, account.id))) {
+      if (account && (await this.orgs.membership(organizationId, account.id, tx))) {
         throw ApiError.conflict('already_member', 'This person is already a member of the organization.');
       }
       await this.invitations.lockAddress(organizationId, email, tx);
@@ -461,9 +461,10 @@ export class InvitationsService {
         : (await this.users.findOrCreate(row.email, resolveLocale(organization.locale), tx)).user;
       if (!user) throw ApiError.unauthorized();
       const added = await this.orgs.addMember(organization.id, user.id, row.role, user.id, tx);
-      const role = added ? row.role : ((await this.orgs.membership(organization.id, user.id))?.role ?? row.role);
+      const role = added ? row.role : ((await this.orgs.membership(organization.id, user.id, tx))?.role ?? row.role);
       if (row.cohort_id) {
-        const inCohort = !added && (await this.cohorts.cohortIdsOf(organization.id, user.id)).includes(row.cohort_id);
+        const inCohort =
+          !added && (await this.cohorts.cohortIdsOf(organization.id, user.id, undefined, tx)).includes(row.cohort_id);
         if (!inCohort) await this.cohorts.addMember(organization.id, row.cohort_id, user.id, cohortRoleFor(role), tx);
       }
       await this.invitations.markAccepted(organization.id, row.id, user.id, now, tx);

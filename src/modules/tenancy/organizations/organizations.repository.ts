@@ -60,17 +60,26 @@ export class OrganizationsRepository {
     await this.orgCache.invalidate(id, tx);
   }
 
-  membership(organizationId: string, userId: string): Promise<Membership | null> {
-    return this.membershipCache.getOrLoad(`${organizationId}:${userId}`, async () => {
-      const rows = await this.dataSource.query<MembershipRow[]>(
-        // A suspended membership (SCIM `active: false`) opens nothing: the guard, sessions and tokens see none.
-        `SELECT organization_id, user_id, role FROM memberships
-         WHERE ${orgEq(1)} AND user_id = $2 AND suspended_at IS NULL`,
-        [organizationId, userId],
-      );
-      const row = rows[0];
-      return row ? { organizationId: row.organization_id, userId: row.user_id, role: row.role } : null;
-    });
+  /**
+   * The person's membership, from the shared cache; inside a transaction read through it and not cached (what the
+   * transaction sees may still roll back, and a read on the pool would wait for it on the embedded database).
+   */
+  membership(organizationId: string, userId: string, tx?: Tx): Promise<Membership | null> {
+    if (tx) return this.readMembership(organizationId, userId, tx);
+    return this.membershipCache.getOrLoad(`${organizationId}:${userId}`, () =>
+      this.readMembership(organizationId, userId),
+    );
+  }
+
+  private async readMembership(organizationId: string, userId: string, tx?: Tx): Promise<Membership | null> {
+    const rows = await db(this.dataSource, tx).query<MembershipRow[]>(
+      // A suspended membership (SCIM `active: false`) opens nothing: the guard, sessions and tokens see none.
+      `SELECT organization_id, user_id, role FROM memberships
+       WHERE ${orgEq(1)} AND user_id = $2 AND suspended_at IS NULL`,
+      [organizationId, userId],
+    );
+    const row = rows[0];
+    return row ? { organizationId: row.organization_id, userId: row.user_id, role: row.role } : null;
   }
 
   async membershipsOf(userId: string): Promise<MembershipRow[]> {

@@ -66,8 +66,8 @@ export class OrganizationsService extends TenancyResolver {
   }
 
   // TenancyResolver: the org-scope guard's questions.
-  membership(organizationId: string, userId: string): Promise<Membership | null> {
-    return this.orgs.membership(organizationId, userId);
+  membership(organizationId: string, userId: string, tx?: Tx): Promise<Membership | null> {
+    return this.orgs.membership(organizationId, userId, tx);
   }
 
   async isSuspended(organizationId: string): Promise<boolean> {
@@ -446,7 +446,7 @@ export class OrganizationsService extends TenancyResolver {
       return true;
     }
     const org = await this.orgs.findById(organizationId, tx);
-    if (org && org.memberLimit !== null && (await this.orgs.membership(organizationId, userId)) === null) {
+    if (org && org.memberLimit !== null && (await this.orgs.membership(organizationId, userId, tx)) === null) {
       // Under the organization's lock, two joins cannot both take the last place.
       await this.orgs.lockMembers(organizationId, tx);
       if ((await this.orgs.countMembers(organizationId, tx)) >= org.memberLimit) throw memberLimitReached();
