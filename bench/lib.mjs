@@ -116,7 +116,8 @@ export async function startService({
   startTimeoutMs = 60_000,
   entry = 'dist/src/apps/api.js',
 }) {
-  const child = spawn(process.execPath, [entry], {
+  const [command, args] = pinned('service', [process.execPath, entry]);
+  const child = spawn(command, args, {
     env: {
       ...benchEnv({ databaseUrl, redisPrefix, smtpUrl, baseUrl: `http://localhost:${port}` }),
       PORT: String(port),
@@ -214,13 +215,25 @@ export function stop(child) {
   });
 }
 
+/**
+ * BENCH_PIN=1 puts the services on CPU 0 and the load generator on CPU 1 (`taskset`, which execs the command: the
+ * pid stays the service's). On two cores an unpinned generator takes CPU from the service it measures, unevenly
+ * between a cheaper and a dearer target, so a ratio of req/s understates the ratio of costs; pinned, each service
+ * is bound by its own CPU alone.
+ */
+function pinned(role, [command, ...args]) {
+  if (process.env.BENCH_PIN !== '1') return [command, args];
+  return ['taskset', ['-c', role === 'service' ? '0' : '1', command, ...args]];
+}
+
 /** Runs autocannon as a separate process and returns req/s (mean) and latency p99 / p95 in ms. */
 export function autocannon(url, { connections = 32, duration = 5, headers = {} } = {}) {
   const args = ['node_modules/autocannon/autocannon.js', '-j', '-c', String(connections), '-d', String(duration)];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);
   args.push(url);
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
+    const [command, pinnedArgs] = pinned('load', [process.execPath, ...args]);
+    execFile(command, pinnedArgs, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout) => {
       if (err) return reject(err);
       const r = JSON.parse(stdout);
       const non2xx = r.non2xx ?? 0;
