@@ -16,12 +16,15 @@ export function cpuUs(pid) {
 /**
  * Loads each target (`{ name, url, headers?, pid }`: `pid` is the process that answers) in turn, `rounds` times
  * (drift of the machine hits all alike), and records besides req/s and p99 the CPU time that process spent per
- * answered request; medians over the rounds.
+ * answered request; medians over the rounds. `rounds[i]` of two targets are measured back to back (a pair).
  */
-export async function measure(targets, { rounds, connections, duration }) {
+export async function measure(targets, { rounds, connections, duration, alternateOrder = false }) {
   const runs = new Map(targets.map((t) => [t.name, []]));
   for (let i = 0; i < rounds; i++) {
-    for (const t of targets) {
+    // alternateOrder: every other round runs the targets in reverse (A B, B A, A B, ...), so neither is always the
+    // one measured first or second in a round.
+    const order = alternateOrder && i % 2 === 1 ? [...targets].reverse() : targets;
+    for (const t of order) {
       const before = cpuUs(t.pid);
       const r = await autocannon(t.url, { connections, duration, headers: t.headers });
       const used = cpuUs(t.pid) - before;
@@ -36,6 +39,7 @@ export async function measure(targets, { rounds, connections, duration }) {
       p99: median(rs.map((r) => r.p99)),
       errors: rs.reduce((a, r) => a + r.errors, 0),
       rounds: rs.map((r) => Math.round(r.rps)),
+      cpuRounds: rs.map((r) => Number(r.cpuUsPerRequest.toFixed(1))),
       cpuUsPerRequest: median(rs.map((r) => r.cpuUsPerRequest)),
     };
   });
