@@ -174,6 +174,17 @@ export class EnvSettings {
   @IsBoolean()
   PROCESS_JOBS?: boolean;
 
+  /**
+   * How long a running job's lock lives in Redis without being renewed (its worker renews it at half this). A job
+   * whose worker died is handed to another worker between one and three of these later.
+   */
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1000)
+  @Max(600_000)
+  JOBS_LOCK_MS?: number;
+
   /** Mounts the benchmarks' baseline routes (bench/README.md); never set in a deployment. */
   @IsOptional()
   @Transform(toBool)
@@ -510,6 +521,8 @@ export interface AppConfig {
   readonly dataDir: string;
   /** Whether this process runs background job processors (an API-only instance sets PROCESS_JOBS=false). */
   readonly processJobs: boolean;
+  /** JOBS_LOCK_MS: a running job's lock in Redis, and how often a worker looks for jobs whose worker died. */
+  readonly jobsLockMs: number;
   /**
    * Whether the benchmarks' baseline routes are mounted (BENCH_ROUTES, default off): routes that answer what a
    * measured route answers through the same pipeline without its work (bench/README.md). Off, they do not exist.

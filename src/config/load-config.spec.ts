@@ -71,6 +71,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATA_DIR: dataDir, SHUTDOWN_DRAIN_MS: '-1' })).toThrow(/SHUTDOWN_DRAIN_MS/);
   });
 
+  it('reads JOBS_LOCK_MS between one second and ten minutes', () => {
+    expect(loadConfig({ DATA_DIR: dataDir }).jobsLockMs).toBe(30_000);
+    expect(loadConfig({ DATA_DIR: dataDir, JOBS_LOCK_MS: '1000' }).jobsLockMs).toBe(1000);
+    expect(loadConfig({ DATA_DIR: dataDir, JOBS_LOCK_MS: '600000' }).jobsLockMs).toBe(600_000);
+    expect(() => loadConfig({ DATA_DIR: dataDir, JOBS_LOCK_MS: '999' })).toThrow(/JOBS_LOCK_MS/);
+    expect(() => loadConfig({ DATA_DIR: dataDir, JOBS_LOCK_MS: '600001' })).toThrow(/JOBS_LOCK_MS/);
+    expect(() => loadConfig({ DATA_DIR: dataDir, JOBS_LOCK_MS: 'soon' })).toThrow(/JOBS_LOCK_MS/);
+  });
+
   it('keeps generated development secrets across restarts', () => {
     const a = loadConfig({ DATA_DIR: dataDir });
     const b = loadConfig({ DATA_DIR: dataDir });

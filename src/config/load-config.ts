@@ -124,6 +124,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     corsOrigins: (settings.CORS_ORIGINS ?? [webUrl]).map(stripSlash),
     dataDir,
     processJobs: settings.PROCESS_JOBS ?? true,
+    jobsLockMs: settings.JOBS_LOCK_MS ?? 30_000,
     benchRoutes: settings.BENCH_ROUTES ?? false,
     migrateOnStart: settings.MIGRATE_ON_START ?? true,
     storageDir: storage.driver === 'file' ? storage.dir : resolve(settings.STORAGE_DIR ?? join(dataDir, 'storage')),

@@ -2,7 +2,8 @@
  * A plain worker process for fault tests: boots the whole application in worker mode (PROCESS_JOBS on, no HTTP) on
  * the parent test's database and Redis prefix, sending mail to the parent's SMTP sink, and tells the parent (IPC)
  * when it is ready. The parent kills it with SIGKILL mid-work and starts another.
- * Started with `node --require ./test/support/swc-register.js`; env: JOB_WORKER_DB, JOB_WORKER_SUFFIX, JOB_WORKER_SMTP.
+ * Started with `node --require ./test/support/swc-register.js`; env: JOB_WORKER_DB, JOB_WORKER_SUFFIX, JOB_WORKER_SMTP,
+ * and JOBS_LOCK_MS passed on when set.
  */
 import { createTestApp } from './test-app';
 
@@ -22,7 +23,7 @@ async function main(): Promise<void> {
     databaseName,
     suffix,
     smtp: false,
-    env: { PROCESS_JOBS: 'true', SMTP_URL: smtp },
+    env: { PROCESS_JOBS: 'true', SMTP_URL: smtp, JOBS_LOCK_MS: process.env.JOBS_LOCK_MS },
   });
   send({ type: 'ready' });
 }

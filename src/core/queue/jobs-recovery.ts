@@ -1,18 +1,18 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@/config/app-config';
 import { Clock } from '@/core/clock/clock';
 import { JobRegistry } from './job-registry';
 import { JobsRepository } from './jobs.repository';
 import { QUEUE_DRIVER, type QueueDriver } from './drivers/queue-driver';
 
-const SWEEP_EVERY_MS = 30_000;
-const STALE_AFTER_MS = 60_000;
 const BATCH = 500;
 const KEEP_FINISHED_DAYS = 14;
 
 /**
  * Re-dispatches outbox jobs the driver no longer holds: Redis restarted empty, a process died between commit
  * and dispatch, or the in-process driver restarted. Safe on every instance at once: the driver is asked
- * first, and Bull refuses a second job with the same id.
+ * first, and Bull refuses a second job with the same id. It sweeps every JOBS_LOCK_MS (30 s by default) for jobs
+ * untouched for twice that, the same pace at which Bull hands a dead worker's running job to another.
  */
 @Injectable()
 export class JobsRecovery {
@@ -25,11 +25,16 @@ export class JobsRecovery {
     private readonly registry: JobRegistry,
     private readonly clock: Clock,
     @Inject(QUEUE_DRIVER) private readonly driver: QueueDriver,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  private get staleAfterMs(): number {
+    return 2 * this.config.jobsLockMs;
+  }
 
   start(): void {
     void this.sweepSafely(0);
-    this.timer = setInterval(() => void this.sweepSafely(STALE_AFTER_MS), SWEEP_EVERY_MS);
+    this.timer = setInterval(() => void this.sweepSafely(this.staleAfterMs), this.config.jobsLockMs);
     this.timer.unref();
   }
 
@@ -39,7 +44,7 @@ export class JobsRecovery {
   }
 
   /** One pass; returns how many jobs were handed to the driver again. */
-  async sweep(staleMs = STALE_AFTER_MS): Promise<number> {
+  async sweep(staleMs = this.staleAfterMs): Promise<number> {
     await this.repository.failExhausted();
     const rows = await this.repository.findStale(staleMs, BATCH);
     let redispatched = 0;

@@ -67,7 +67,13 @@ export class QueueModule {
               BullModule.forRoot({
                 url: config.redis.url,
                 prefix: `${config.redis.keyPrefix}:bull`,
-                settings: { stalledInterval: 30_000, maxStalledCount: 2 },
+                // A dead worker's job: its lock expires after jobsLockMs; the next two checks move it back.
+                settings: {
+                  lockDuration: config.jobsLockMs,
+                  lockRenewTime: config.jobsLockMs / 2,
+                  stalledInterval: config.jobsLockMs,
+                  maxStalledCount: 2,
+                },
               }),
               BullModule.registerQueue(...QUEUE_NAMES.map((name) => ({ name }))),
             ]
