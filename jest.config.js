@@ -1,7 +1,9 @@
 // Three projects: unit tests beside the code; integration tests (test/integration/<context>/<area>.int-spec.ts)
-// that run one area's services and repositories on real PostgreSQL and Redis without HTTP; e2e suites under test/
-// that boot the whole app against real PostgreSQL, Redis and an SMTP sink. The global setup migrates one template
-// database per run, which the integration and e2e files copy.
+// that run one area's services and repositories on real PostgreSQL and Redis without HTTP; e2e specs
+// (test/e2e/<context>/<area>.e2e-spec.ts) that boot the whole app against real PostgreSQL, Redis and an SMTP sink.
+// Jest runs the e2e specs through their groups (test/e2e/<context>/<group>.e2e-group.ts, see
+// test/support/e2e-group.ts): a group loads the application's modules once for all its specs. The global setup
+// migrates one template database per run, which the integration and e2e specs copy.
 const swc = ['@swc/jest', { swcrc: true }];
 const moduleNameMapper = {
   '^@/(.*)$': '<rootDir>/src/$1',
@@ -44,7 +46,7 @@ module.exports = {
     {
       ...common,
       displayName: 'e2e',
-      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      testMatch: ['<rootDir>/test/e2e/*/*.e2e-group.ts'],
     },
   ],
 };
