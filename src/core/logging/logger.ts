@@ -20,6 +20,24 @@ export const REDACT_PATHS = [
   '*.otp',
 ];
 
+type Destination = ReturnType<typeof pino.destination>;
+let atExit: Set<Destination> | undefined;
+
+/**
+ * One exit listener for the process, flushing every destination made in it: a listener per logger added one per
+ * application instance (a test process boots many, and Node warned past ten listeners). The destinations stay until
+ * exit, since a line may still be written after an application's shutdown hooks ran.
+ */
+function flushAtExit(destination: Destination): void {
+  if (!atExit) {
+    const destinations = (atExit = new Set());
+    process.once('exit', () => {
+      for (const d of destinations) d.flushSync();
+    });
+  }
+  atExit.add(destination);
+}
+
 /**
  * The process's one pino logger: JSON lines, written asynchronously (off the request path) and flushed at
  * exit; every line written while serving a request carries its `request_id` (through AsyncLocalStorage,
@@ -27,7 +45,7 @@ export const REDACT_PATHS = [
  */
 export function createLoggers(config: Pick<AppConfig, 'logLevel'>): { app: PinoLogger; access: PinoLogger } {
   const destination = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  process.once('exit', () => destination.flushSync());
+  flushAtExit(destination);
   const common = {
     level: config.logLevel,
     base: { service: 'learning-platform' },
