@@ -77,6 +77,15 @@ export async function stepUpByEmail(t: TestApp, s: SignedIn): Promise<void> {
 }
 
 /** The current TOTP code for a base32 secret at the test clock's time (plus `stepOffset` steps). */
+/**
+ * Moves the app's clock to one second into the next TOTP step. The test clock runs with real time plus an offset, so
+ * a code computed in a step's last moments may be checked in the next step: one step nearer (or further) than the
+ * test meant. A test about the window's edges starts here, with 29 s before the next boundary.
+ */
+export function startOfTotpStep(t: TestApp): void {
+  t.clock.advance(30_000 - (t.clock.nowMs() % 30_000) + 1_000);
+}
+
 export function totp(t: TestApp, secret: string, stepOffset = 0): string {
   return speakeasy.totp({ secret, encoding: 'base32', time: t.clock.nowSeconds() + stepOffset * 30 });
 }
