@@ -91,6 +91,10 @@ describe('notifications real time', () => {
     await connected(s);
     const seen: NotificationEvent[] = [];
     s.on('notification:new', (e: NotificationEvent) => seen.push(e));
+    // Listening before the publishes: a count sent in the same packet as the last notification is dispatched before
+    // the test resumes from awaiting that notification, and was missed when the listener came after.
+    const counts: number[] = [];
+    s.on('unread_count', (e: { unread: number }) => counts.push(e.unread));
     const third = new Promise<void>((resolve) => s.on('notification:new', () => seen.length === 2 && resolve()));
     await publish('badge.awarded', { user_id: ann.user.id, code: 'in_b', kind: 'system' }, orgB);
     await publish('badge.awarded', { user_id: ann.user.id, code: 'in_a', kind: 'system' }, orgA);
@@ -98,8 +102,6 @@ describe('notifications real time', () => {
     await third;
     expect(seen.map((e) => e.notification.organization_id).sort()).toEqual([orgA, null].sort());
     // Its unread count is its scope's: A's badge and the support reply, not B's badge; then the reply read.
-    const counts: number[] = [];
-    s.on('unread_count', (e: { unread: number }) => counts.push(e.unread));
     await waitUntil(() => counts.includes(2));
     await ann.agent.post('/api/v1/notifications/read-all').send({ category: 'support' }).expect(200);
     await waitUntil(() => counts[counts.length - 1] === 1);
