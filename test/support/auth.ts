@@ -76,7 +76,6 @@ export async function stepUpByEmail(t: TestApp, s: SignedIn): Promise<void> {
   await s.agent.post('/api/v1/auth/step-up/verify').send({ code }).expect(204);
 }
 
-/** The current TOTP code for a base32 secret at the test clock's time (plus `stepOffset` steps). */
 /**
  * Moves the app's clock to one second into the next TOTP step. The test clock runs with real time plus an offset, so
  * a code computed in a step's last moments may be checked in the next step: one step nearer (or further) than the
@@ -86,6 +85,7 @@ export function startOfTotpStep(t: TestApp): void {
   t.clock.advance(30_000 - (t.clock.nowMs() % 30_000) + 1_000);
 }
 
+/** The current TOTP code for a base32 secret at the test clock's time (plus `stepOffset` steps). */
 export function totp(t: TestApp, secret: string, stepOffset = 0): string {
   return speakeasy.totp({ secret, encoding: 'base32', time: t.clock.nowSeconds() + stepOffset * 30 });
 }
